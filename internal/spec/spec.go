@@ -1,0 +1,406 @@
+// Package spec loads and validates an image unit's patchkit.yaml.
+package spec
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/patchkit/patchkit/internal/diag"
+	"github.com/patchkit/patchkit/internal/tree"
+)
+
+// Defaults, kept in one place.
+const (
+	// DefaultBuilder is used when build.builder is empty.
+	DefaultBuilder = "auto"
+	// DefaultStampFormat is used when a stamp target names no format.
+	DefaultStampFormat = "tag@digest"
+	// FileName is the spec's name inside images/<name>/.
+	FileName = "patchkit.yaml"
+	// ImagesDir holds one directory per image unit.
+	ImagesDir = "images"
+)
+
+// Spec is one image unit: images/<Name>/patchkit.yaml.
+type Spec struct {
+	// Name is the image's directory name.
+	Name string `yaml:"-"`
+	// File is the spec's path relative to the repository root, for messages.
+	File string `yaml:"-"`
+
+	Upstream Upstream `yaml:"upstream"`
+	// Patches is the patch directory, relative to the repository root.
+	Patches string  `yaml:"patches"`
+	Test    *Test   `yaml:"test,omitempty"`
+	Build   Build   `yaml:"build"`
+	Image   Image   `yaml:"image"`
+	Stamp   []Stamp `yaml:"stamp,omitempty"`
+
+	lines map[string]int
+}
+
+// Upstream is the pinned upstream.
+type Upstream struct {
+	URL      string   `yaml:"url"`
+	Ref      string   `yaml:"ref"`
+	Releases string   `yaml:"releases"`
+	Branches []string `yaml:"branches"`
+}
+
+// Test is the regression gate.
+type Test struct {
+	Inject  []Inject `yaml:"inject"`
+	Package string   `yaml:"package"`
+	Run     string   `yaml:"run"`
+}
+
+// Inject copies a file from the repository into the patched tree.
+type Inject struct {
+	From string `yaml:"from"`
+	To   string `yaml:"to"`
+}
+
+// Build says how the image is built.
+type Build struct {
+	Builder    string `yaml:"builder"`
+	Dockerfile string `yaml:"dockerfile"`
+}
+
+// Image names the pushed image.
+type Image struct {
+	Repository string `yaml:"repository"`
+	Tag        string `yaml:"tag"`
+}
+
+// Stamp is a file and key that receive the built digest.
+type Stamp struct {
+	File   string `yaml:"file"`
+	Key    string `yaml:"key"`
+	Format string `yaml:"format"`
+}
+
+// Line returns the line of the key path (e.g. "upstream.ref") in the spec file, or 0.
+func (s *Spec) Line(key string) int { return s.lines[key] }
+
+// allowed lists the keys of each mapping, by key path; "[]" stands for a list element.
+var allowed = map[string][]string{
+	"":               {"upstream", "patches", "test", "build", "image", "stamp"},
+	"upstream":       {"url", "ref", "releases", "branches"},
+	"test":           {"inject", "package", "run"},
+	"test.inject.[]": {"from", "to"},
+	"build":          {"builder", "dockerfile"},
+	"image":          {"repository", "tag"},
+	"stamp.[]":       {"file", "key", "format"},
+}
+
+var (
+	builders     = []string{"auto", "buildah", "docker", "native"}
+	stampFormats = []string{"tag@digest", "digest", "ref"}
+	fullCommit   = regexp.MustCompile(`^[0-9a-f]{40}$`)
+	nameRE       = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
+)
+
+// Path returns the spec path of image name, relative to the root.
+func Path(name string) string { return path.Join(ImagesDir, name, FileName) }
+
+// List returns the names of every image unit under root/images that has a
+// patchkit.yaml, sorted.
+func List(root string) ([]string, error) {
+	entries, err := os.ReadDir(filepath.Join(root, ImagesDir))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("listing images: %w", err)
+	}
+	var names []string
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(root, ImagesDir, e.Name(), FileName)); err == nil {
+			names = append(names, e.Name())
+		}
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// Load reads and validates images/<name>/patchkit.yaml under root.
+func Load(root, name string) (*Spec, error) {
+	file := Path(name)
+	if !nameRE.MatchString(name) {
+		return nil, &diag.InputError{File: file, Msg: fmt.Sprintf("image name %q is not a valid image unit name", name)}
+	}
+	f, err := os.Open(filepath.Join(root, filepath.FromSlash(file)))
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, &diag.InputError{File: file, Msg: fmt.Sprintf("no image %q (no %s)", name, file)}
+		}
+		return nil, &diag.InputError{File: file, Msg: "reading spec", Err: err}
+	}
+	defer f.Close()
+	return LoadReader(f, root, name)
+}
+
+// LoadReader decodes a spec strictly from r and validates it. root is the
+// repository root that relative paths must stay inside; name is the image name.
+func LoadReader(r io.Reader, root, name string) (*Spec, error) {
+	file := Path(name)
+	data, err := io.ReadAll(io.LimitReader(r, 1<<20+1))
+	if err != nil {
+		return nil, &diag.InputError{File: file, Msg: "reading spec", Err: err}
+	}
+	if len(data) > 1<<20 {
+		return nil, &diag.InputError{File: file, Msg: "spec is larger than 1 MiB"}
+	}
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, &diag.InputError{File: file, Line: 1, Msg: "spec is empty"}
+		}
+		return nil, yamlError(file, err)
+	}
+	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil, &diag.InputError{File: file, Line: doc.Line, Msg: "spec must be a mapping"}
+	}
+	s := &Spec{Name: name, File: file, lines: map[string]int{}}
+	if err := checkKeys(file, doc.Content[0], "", "", s.lines); err != nil {
+		return nil, err
+	}
+	if err := doc.Content[0].Decode(s); err != nil {
+		return nil, yamlError(file, err)
+	}
+	if err := s.validate(root); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+var yamlLine = regexp.MustCompile(`line (\d+): `)
+
+func yamlError(file string, err error) error {
+	msg := err.Error()
+	msg = strings.TrimPrefix(msg, "yaml: ")
+	msg = strings.TrimPrefix(msg, "unmarshal errors:\n  ")
+	line := 0
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		fmt.Sscanf(m[1], "%d", &line)
+		msg = strings.Replace(msg, m[0], "", 1)
+	}
+	return &diag.InputError{File: file, Line: line, Msg: msg}
+}
+
+// checkKeys walks the document and rejects keys the spec does not know,
+// recording the line of every key path it sees.
+func checkKeys(file string, n *yaml.Node, schema, display string, lines map[string]int) error {
+	switch n.Kind {
+	case yaml.MappingNode:
+		keys, known := allowed[schema]
+		seen := map[string]bool{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			full := join(display, k.Value)
+			if known && !contains(keys, k.Value) {
+				return &diag.InputError{File: file, Line: k.Line, Key: full,
+					Msg: fmt.Sprintf("unknown key (known keys here: %s)", strings.Join(keys, ", "))}
+			}
+			if seen[k.Value] {
+				return &diag.InputError{File: file, Line: k.Line, Key: full, Msg: "duplicate key"}
+			}
+			seen[k.Value] = true
+			lines[full] = k.Line
+			if err := checkKeys(file, v, join(schema, k.Value), full, lines); err != nil {
+				return err
+			}
+		}
+	case yaml.SequenceNode:
+		for i, el := range n.Content {
+			full := fmt.Sprintf("%s[%d]", display, i)
+			lines[full] = el.Line
+			if err := checkKeys(file, el, join(schema, "[]"), full, lines); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func join(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "." + b
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Spec) errf(key, format string, args ...any) error {
+	line := s.lines[key]
+	if line == 0 {
+		// a missing key: point at its parent
+		if i := strings.LastIndex(key, "."); i > 0 {
+			line = s.lines[key[:i]]
+		}
+	}
+	return &diag.InputError{File: s.File, Line: line, Key: key, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (s *Spec) validate(root string) error {
+	if s.Upstream.URL == "" {
+		return s.errf("upstream.url", "required")
+	}
+	if s.Upstream.Ref == "" {
+		return s.errf("upstream.ref", "required: a tag or a full commit id")
+	}
+	if strings.HasPrefix(s.Upstream.Ref, "-") || strings.ContainsAny(s.Upstream.Ref, " \t\n:^~?*[\\") {
+		return s.errf("upstream.ref", "%q is not a tag or a full commit id", s.Upstream.Ref)
+	}
+	if isHex(s.Upstream.Ref) && len(s.Upstream.Ref) >= 7 && !fullCommit.MatchString(s.Upstream.Ref) {
+		return s.errf("upstream.ref", "%q looks like an abbreviated commit id: pin a tag or the full 40-character id", s.Upstream.Ref)
+	}
+	if s.Upstream.Releases != "" {
+		if _, err := path.Match(s.Upstream.Releases, ""); err != nil {
+			return s.errf("upstream.releases", "bad glob %q: %v", s.Upstream.Releases, err)
+		}
+	}
+	for i, b := range s.Upstream.Branches {
+		if b == "" || strings.HasPrefix(b, "-") || strings.ContainsAny(b, " \t:^~?*[\\") {
+			return s.errf(fmt.Sprintf("upstream.branches[%d]", i), "%q is not a branch name", b)
+		}
+	}
+	if s.Patches == "" {
+		return s.errf("patches", "required: the patch directory, relative to the repository root")
+	}
+	if err := inRepo(root, s.Patches); err != nil {
+		return s.errf("patches", "%v", err)
+	}
+	if t := s.Test; t != nil {
+		for i, in := range t.Inject {
+			key := fmt.Sprintf("test.inject[%d]", i)
+			if in.From == "" {
+				return s.errf(key+".from", "required")
+			}
+			if err := inRepo(root, in.From); err != nil {
+				return s.errf(key+".from", "%v", err)
+			}
+			if in.To == "" {
+				return s.errf(key+".to", "required")
+			}
+			if err := tree.Clean(in.To); err != nil {
+				return s.errf(key+".to", "%v", err)
+			}
+		}
+		if t.Package == "" {
+			return s.errf("test.package", "required when test is given")
+		}
+		if p := strings.TrimPrefix(t.Package, "./"); p != "" && p != "." && p != "..." {
+			if err := tree.Clean(strings.TrimSuffix(p, "/...")); err != nil || !strings.HasPrefix(t.Package, "./") {
+				return s.errf("test.package", "%q must be a package path inside the tree, like ./pkg/controller", t.Package)
+			}
+		}
+		if t.Run != "" {
+			if _, err := regexp.Compile(t.Run); err != nil {
+				return s.errf("test.run", "bad regular expression: %v", err)
+			}
+		}
+	}
+	if s.Build.Builder == "" {
+		s.Build.Builder = DefaultBuilder
+	}
+	if !contains(builders, s.Build.Builder) {
+		return s.errf("build.builder", "%q is not one of %s", s.Build.Builder, strings.Join(builders, ", "))
+	}
+	if s.Build.Dockerfile != "" {
+		if err := inRepo(root, s.Build.Dockerfile); err != nil {
+			return s.errf("build.dockerfile", "%v", err)
+		}
+	}
+	for i := range s.Stamp {
+		st := &s.Stamp[i]
+		key := fmt.Sprintf("stamp[%d]", i)
+		if st.File == "" {
+			return s.errf(key+".file", "required")
+		}
+		if err := inRepo(root, st.File); err != nil {
+			return s.errf(key+".file", "%v", err)
+		}
+		if !strings.HasPrefix(st.Key, ".") || strings.Contains(st.Key, "..") || len(st.Key) < 2 {
+			return s.errf(key+".key", "%q must be a path like .global.images.kubeovn.tag", st.Key)
+		}
+		if st.Format == "" {
+			st.Format = DefaultStampFormat
+		}
+		if !contains(stampFormats, st.Format) {
+			return s.errf(key+".format", "%q is not one of %s", st.Format, strings.Join(stampFormats, ", "))
+		}
+	}
+	return nil
+}
+
+func isHex(s string) bool {
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// inRepo checks that p, relative to root, stays inside root, also through symlinks.
+func inRepo(root, p string) error {
+	if filepath.IsAbs(p) || strings.HasPrefix(p, "/") {
+		return fmt.Errorf("%q is absolute: paths are relative to the repository root", p)
+	}
+	clean := path.Clean(p)
+	if clean == ".." || strings.HasPrefix(clean, "../") {
+		return fmt.Errorf("%q leaves the repository", p)
+	}
+	if root == "" {
+		return nil
+	}
+	absRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil // the root itself is checked by the caller
+	}
+	// resolve the longest existing prefix
+	full := filepath.Join(absRoot, filepath.FromSlash(clean))
+	probe := full
+	for {
+		if _, err := os.Lstat(probe); err == nil {
+			break
+		}
+		parent := filepath.Dir(probe)
+		if parent == probe {
+			return nil
+		}
+		probe = parent
+	}
+	real, err := filepath.EvalSymlinks(probe)
+	if err != nil {
+		return fmt.Errorf("%q: %v", p, err)
+	}
+	rel, err := filepath.Rel(absRoot, real)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return fmt.Errorf("%q leaves the repository through a symlink", p)
+	}
+	return nil
+}
