@@ -1,0 +1,112 @@
+// Package series reads an image's ordered patch series: each patch parsed once,
+// with its DEP-3 header and its git patch-id.
+package series
+
+import (
+	"bytes"
+
+	"github.com/bluekeyes/go-gitdiff/gitdiff"
+)
+
+// Patch is one patch file of a series, parsed.
+type Patch struct {
+	// Name is the file's base name (0001-fix.diff); series order is byte-wise by Name.
+	Name string
+	// Path is the file's path as messages name it (relative to the repository root).
+	Path string
+	// Raw is the file's bytes.
+	Raw []byte
+	// Header is the metadata parsed from the text before the first diff.
+	Header Header
+	// Files are the file diffs, as go-gitdiff parsed them.
+	Files []*gitdiff.File
+	// HunkLine gives, for each text fragment, the 1-based line of Raw that holds
+	// its "@@ -a,b +c,d @@" header. Line k of the fragment (0-based) is on line
+	// HunkLine+1+k, plus one for each earlier fragment line that lacks its
+	// newline (a "\ No newline at end of file" marker follows such a line).
+	HunkLine map[*gitdiff.TextFragment]int
+	// PatchID is `git patch-id --stable` of the diff (see PatchID), in hex;
+	// "" for a traditional diff without "diff --git" lines, for which git
+	// prints no id either.
+	PatchID string
+}
+
+// Header is a patch's metadata: the DEP-3 fields and the other dialects that
+// DESIGN.md lists.
+type Header struct {
+	// Subject is the one-line summary: the Subject field without its
+	// "[PATCH ...]" tags, else the first line of Description.
+	Subject string
+	// Description is the Description field (its first line included) and
+	// the free text of the header (a mail's message), paragraphs joined by
+	// blank lines.
+	Description string
+	// Origin is where the change comes from.
+	Origin Origin
+	// Bug lists bug URLs (Bug:, Bug-<vendor>:).
+	Bug []string
+	// Forwarded is no, not-needed, or a URL; "" when absent.
+	Forwarded string
+	// AppliedUpstream is the first upstream release that carries the change.
+	AppliedUpstream string
+	// Tests are the tests or subtests this patch owns (Test:).
+	Tests []string
+	// Author is the Author (DEP-3) or From (mail) field.
+	Author string
+	// LastUpdate is the Last-Update field.
+	LastUpdate string
+	// Fields are every "Key: value" field in order, with their lines, for checks
+	// that need the raw text.
+	Fields []Field
+	// Lines is the number of header lines (text before the first diff).
+	Lines int
+}
+
+// Origin says where a patch comes from.
+type Origin struct {
+	// Kind is upstream, backport, vendor, other, or "" when no field says.
+	Kind string
+	// URL is the commit URL when one was given.
+	URL string
+	// Commit is the upstream commit id when one was given (full or abbreviated hex).
+	Commit string
+	// Source names the field or dialect the commit came from: Origin,
+	// Backport-of, cherry-picked, commit-upstream, Upstream-Status.
+	Source string
+	// Line is the header line where the commit was found.
+	Line int
+}
+
+// Field is one "Key: value" header field.
+type Field struct {
+	// Key is the field name as written (its case kept).
+	Key string
+	// Value is the text after "Key:", with continuation lines joined by
+	// newlines, each without its first blank.
+	Value string
+	// Line is the 1-based line of "Key:".
+	Line int
+}
+
+// MaxPatchSize is the largest patch file, in bytes, that Parse and Load
+// accept; a larger file is rejected before it is parsed.
+var MaxPatchSize int64 = 64 << 20
+
+// Diff returns the diff part of Raw: the bytes after the header.
+func (p *Patch) Diff() []byte {
+	return p.Raw[lineOffset(p.Raw, p.Header.Lines):]
+}
+
+// lineOffset returns the offset of the start of line n+1 (0-based n) of b,
+// or len(b) when b has fewer lines.
+func lineOffset(b []byte, n int) int {
+	off := 0
+	for i := 0; i < n; i++ {
+		j := bytes.IndexByte(b[off:], '\n')
+		if j < 0 {
+			return len(b)
+		}
+		off += j + 1
+	}
+	return off
+}
