@@ -1,0 +1,349 @@
+package upstream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	"github.com/go-git/go-git/v5/plumbing/transport/client"
+	"golang.org/x/sys/unix"
+)
+
+// tagsRefSpec keeps every tag, annotated tags as tag objects.
+const tagsRefSpec = config.RefSpec("+refs/tags/*:refs/tags/*")
+
+// pinPrefix holds commits fetched by id because no tag or branch reaches them.
+const pinPrefix = "refs/patchkit/commits/"
+
+// Fetch refreshes the cache: every tag, the configured branches and the
+// default branch (which the cache's HEAD follows). It does nothing offline.
+func (c *Cache) Fetch(ctx context.Context) error {
+	if c.opts.offline {
+		return nil
+	}
+	lk, err := lockFile(ctx, c.lockPath(), unix.LOCK_EX)
+	if err != nil {
+		return c.errorf("fetching %s: %w", c.redacted, err)
+	}
+	defer lk.unlock()
+	if err := c.refresh(ctx, nil, nil); err != nil {
+		return c.errorf("fetching %s: %w", c.redacted, err)
+	}
+	return nil
+}
+
+// refresh fetches into the cache under the exclusive lock, with the marker
+// file present for the duration so that a killed run is detected.
+func (c *Cache) refresh(ctx context.Context, branches []string, commits []plumbing.Hash) error {
+	return c.withStore(func(s *store) error {
+		marker := c.markerPath()
+		stamp := fmt.Sprintf("pid %d at %s\n", os.Getpid(), time.Now().UTC().Format(time.RFC3339))
+		if err := os.WriteFile(marker, []byte(stamp), 0o644); err != nil {
+			return fmt.Errorf("writing %s: %w", marker, err)
+		}
+		// Another process may have fetched since this one last read the store.
+		s.st.Reindex()
+		err := c.fetchInto(ctx, s, branches, commits)
+		s.st.Reindex()
+		// A fetch that failed without being killed leaves a usable cache if
+		// the check passes; otherwise the marker stays and Open repairs it.
+		if err == nil || s.check() == nil {
+			if rerr := os.Remove(marker); rerr != nil && err == nil {
+				err = fmt.Errorf("removing %s: %w", marker, rerr)
+			}
+		}
+		return err
+	})
+}
+
+// advertise asks the upstream for its refs, capabilities and shallow commits.
+func (c *Cache) advertise(ctx context.Context) (*packp.AdvRefs, error) {
+	ep, err := transport.NewEndpoint(c.url)
+	if err != nil {
+		return nil, err
+	}
+	cl, err := client.NewClient(ep)
+	if err != nil {
+		return nil, err
+	}
+	sess, err := cl.NewUploadPackSession(ep, nil)
+	if err != nil {
+		return nil, err
+	}
+	ar, err := sess.AdvertisedReferencesContext(ctx)
+	sess.Close()
+	if errors.Is(err, transport.ErrEmptyRemoteRepository) {
+		return nil, fmt.Errorf("the upstream %s has no branches or tags", c.redacted)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return ar, nil
+}
+
+// fetchInto brings s up to date with the upstream: all tags, the default
+// branch, the configured branches and extra, and the commits by id. It skips
+// the transfer when every wanted ref is already current, records the
+// upstream's shallow boundary, and points HEAD at the default branch.
+func (c *Cache) fetchInto(ctx context.Context, s *store, extra []string, commits []plumbing.Hash) error {
+	ar, err := c.advertise(ctx)
+	if err != nil {
+		return fmt.Errorf("listing refs: %w", err)
+	}
+	remoteRefs, err := ar.AllReferences()
+	if err != nil {
+		return fmt.Errorf("listing refs: %w", err)
+	}
+	want := map[plumbing.ReferenceName]plumbing.Hash{}
+	for name, h := range ar.References {
+		if strings.HasPrefix(name, "refs/tags/") && !strings.HasSuffix(name, "^{}") {
+			want[plumbing.ReferenceName(name)] = h
+		}
+	}
+	specs := []config.RefSpec{tagsRefSpec}
+	var headTarget plumbing.ReferenceName
+	if head, err := remoteRefs.Reference(plumbing.HEAD); err == nil && head.Type() == plumbing.SymbolicReference && head.Target().IsBranch() {
+		headTarget = head.Target()
+	}
+	branches := append([]string{headTarget.Short()}, c.opts.branches...)
+	branches = append(branches, extra...)
+	seen := map[string]bool{}
+	for _, b := range branches {
+		name := "refs/heads/" + b
+		if b == "" || seen[name] {
+			continue
+		}
+		seen[name] = true
+		if h, ok := ar.References[name]; ok {
+			specs = append(specs, config.RefSpec("+"+name+":"+name))
+			want[plumbing.ReferenceName(name)] = h
+		}
+	}
+	if len(commits) > 0 {
+		caps := ar.Capabilities
+		if !caps.Supports(capability.AllowReachableSHA1InWant) && !caps.Supports(capability.AllowTipSHA1InWant) {
+			return fmt.Errorf("the upstream does not allow fetching commits by id")
+		}
+		for _, h := range commits {
+			name := plumbing.ReferenceName(pinPrefix + h.String())
+			specs = append(specs, config.RefSpec("+"+h.String()+":"+name.String()))
+			want[name] = h
+		}
+	}
+	if !upToDate(s, want) {
+		remote := git.NewRemote(s.st, &config.RemoteConfig{Name: "origin", URLs: []string{c.url}})
+		var progress io.Writer
+		if c.opts.progress != io.Discard {
+			progress = c.opts.progress
+		}
+		err := remote.FetchContext(ctx, &git.FetchOptions{
+			RefSpecs: specs,
+			Tags:     git.NoTags, // the tags refspec fetches them all
+			Progress: progress,
+			Force:    true,
+		})
+		if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
+			return err
+		}
+	}
+	if headTarget != "" {
+		cur, err := s.st.Reference(plumbing.HEAD)
+		if err != nil || cur.Type() != plumbing.SymbolicReference || cur.Target() != headTarget {
+			if err := s.st.SetReference(plumbing.NewSymbolicReference(plumbing.HEAD, headTarget)); err != nil {
+				return fmt.Errorf("setting HEAD: %w", err)
+			}
+		}
+	} else if ar.Head != nil && s.st.HasEncodedObject(*ar.Head) == nil {
+		// A detached upstream HEAD: follow its commit.
+		if err := s.st.SetReference(plumbing.NewHashReference(plumbing.HEAD, *ar.Head)); err != nil {
+			return fmt.Errorf("setting HEAD: %w", err)
+		}
+	}
+	if err := updateShallow(s, ar.Shallows); err != nil {
+		return fmt.Errorf("recording the shallow boundary: %w", err)
+	}
+	return nil
+}
+
+// upToDate reports whether every wanted ref already holds its hash, with the
+// object present.
+func upToDate(s *store, want map[plumbing.ReferenceName]plumbing.Hash) bool {
+	for name, h := range want {
+		r, err := s.st.Reference(name)
+		if err != nil || r.Type() != plumbing.HashReference || r.Hash() != h {
+			return false
+		}
+		if s.st.HasEncodedObject(h) != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// updateShallow records the shallow boundary. go-git writes the shallow file
+// only for fetches with a depth, but a shallow upstream sends commits whose
+// parents it does not have. The boundary is every commit, known shallow here
+// or advertised shallow by the upstream, that is present with a parent missing.
+func updateShallow(s *store, advertised []plumbing.Hash) error {
+	cur, err := s.st.Shallow()
+	if err != nil {
+		return err
+	}
+	cand := map[plumbing.Hash]bool{}
+	for _, h := range cur {
+		cand[h] = true
+	}
+	for _, h := range advertised {
+		cand[h] = true
+	}
+	var keep []plumbing.Hash
+	for h := range cand {
+		commit, err := object.GetCommit(s.st, h)
+		if errors.Is(err, plumbing.ErrObjectNotFound) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		for _, p := range commit.ParentHashes {
+			if s.st.HasEncodedObject(p) != nil {
+				keep = append(keep, h)
+				break
+			}
+		}
+	}
+	sort.Slice(keep, func(i, j int) bool { return keep[i].String() < keep[j].String() })
+	if sameHashes(cur, keep) {
+		return nil
+	}
+	return s.st.SetShallow(keep)
+}
+
+func sameHashes(a, b []plumbing.Hash) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	set := map[plumbing.Hash]bool{}
+	for _, h := range a {
+		set[h] = true
+	}
+	for _, h := range b {
+		if !set[h] {
+			return false
+		}
+	}
+	return true
+}
+
+// Ensure makes sure every ref resolves, fetching once, and only if one does
+// not. This is what commands call, so that a second run needs no network. A
+// full commit id that no tag or branch reaches is fetched by id when the
+// upstream allows it.
+func (c *Cache) Ensure(ctx context.Context, refs ...string) error {
+	missing, err := c.missing(ctx, true, refs)
+	if err != nil || len(missing) == 0 {
+		return err
+	}
+	if c.opts.offline {
+		return c.errorf("%w: %s not in the cache of %s; run once without --offline to fetch %s",
+			ErrOffline, quoteList(missing), c.redacted, pronoun(missing))
+	}
+	lk, err := lockFile(ctx, c.lockPath(), unix.LOCK_EX)
+	if err != nil {
+		return c.errorf("fetching %s: %w", c.redacted, err)
+	}
+	defer lk.unlock()
+	// Another run may have fetched them while this one waited for the lock.
+	c.withStore(func(s *store) error { s.st.Reindex(); return nil })
+	if missing, err = c.missing(ctx, false, missing); err != nil || len(missing) == 0 {
+		return err
+	}
+	var branches []string
+	for _, r := range missing {
+		if !isFullID(r) && r != "HEAD" {
+			branches = append(branches, strings.TrimPrefix(r, "refs/heads/"))
+		}
+	}
+	if err := c.refresh(ctx, branches, nil); err != nil {
+		return c.errorf("fetching %s: %w", c.redacted, err)
+	}
+	if missing, err = c.missing(ctx, false, missing); err != nil || len(missing) == 0 {
+		return err
+	}
+	var ids []plumbing.Hash
+	for _, r := range missing {
+		if isFullID(r) {
+			ids = append(ids, plumbing.NewHash(strings.ToLower(r)))
+		}
+	}
+	var byID error
+	if len(ids) > 0 {
+		byID = c.refresh(ctx, nil, ids)
+		if missing, err = c.missing(ctx, false, missing); err != nil || len(missing) == 0 {
+			return err
+		}
+	}
+	var errs []error
+	for _, r := range missing {
+		_, err := c.resolve(r)
+		if byID != nil && isFullID(r) {
+			err = fmt.Errorf("%w (fetching it by id: %v)", err, byID)
+		}
+		errs = append(errs, err)
+	}
+	return c.errorf("%w", errors.Join(errs...))
+}
+
+// missing returns the refs that do not resolve in the cache; it fails on any
+// other error. lock takes the shared lock while reading refs.
+func (c *Cache) missing(ctx context.Context, lock bool, refs []string) ([]string, error) {
+	if lock {
+		lk, err := lockFile(ctx, c.lockPath(), unix.LOCK_SH)
+		if err != nil {
+			return nil, c.errorf("reading the cache of %s: %w", c.redacted, err)
+		}
+		defer lk.unlock()
+	}
+	var out []string
+	for _, r := range refs {
+		_, err := c.resolve(r)
+		switch {
+		case err == nil:
+		case errors.Is(err, ErrRefNotFound), errors.Is(err, ErrAbbreviatedID):
+			out = append(out, r)
+		default:
+			return nil, c.errorf("%w", err)
+		}
+	}
+	return out, nil
+}
+
+func quoteList(refs []string) string {
+	q := make([]string, len(refs))
+	for i, r := range refs {
+		q[i] = fmt.Sprintf("%q", r)
+	}
+	if len(q) == 1 {
+		return q[0] + " is"
+	}
+	return strings.Join(q, ", ") + " are"
+}
+
+func pronoun(refs []string) string {
+	if len(refs) == 1 {
+		return "it"
+	}
+	return "them"
+}

@@ -1,0 +1,191 @@
+package upstream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+	"golang.org/x/sys/unix"
+)
+
+// Resolve returns the commit id of ref: a tag name (annotated tags peeled to
+// their commit), a branch name, HEAD (the default branch), a full refname
+// (refs/tags/..., refs/heads/...), or a full 40-hex commit id. An abbreviated
+// id is refused: a pin must be a tag or a full commit id. Resolve reads the
+// cache only; call Ensure first to fetch what is missing. It waits while
+// another run fetches into the cache.
+func (c *Cache) Resolve(ref string) (string, error) {
+	lk, err := lockFile(context.Background(), c.lockPath(), unix.LOCK_SH)
+	if err != nil {
+		return "", c.errorf("resolving %q in %s: %w", ref, c.redacted, err)
+	}
+	defer lk.unlock()
+	h, err := c.resolve(ref)
+	if err != nil {
+		return "", c.errorf("%w", err)
+	}
+	return h.String(), nil
+}
+
+// resolve is Resolve without the lock. Its errors name ref and the URL.
+func (c *Cache) resolve(ref string) (plumbing.Hash, error) {
+	var out plumbing.Hash
+	err := c.withStore(func(s *store) error {
+		h, err := s.resolve(ref)
+		if errors.Is(err, plumbing.ErrObjectNotFound) {
+			// Another process may have fetched new packs since they were listed.
+			s.st.Reindex()
+			h, err = s.resolve(ref)
+		}
+		out = h
+		return err
+	})
+	switch {
+	case err == nil:
+		return out, nil
+	case errors.Is(err, ErrRefNotFound):
+		return out, fmt.Errorf("%w: %q is not a tag, branch or commit of %s", ErrRefNotFound, ref, c.redacted)
+	case errors.Is(err, ErrAbbreviatedID):
+		return out, fmt.Errorf("%w: %q is not a tag or branch of %s; the pin must be a tag or a full 40-character commit id", err, ref, c.redacted)
+	default:
+		return out, fmt.Errorf("resolving %q in %s: %w", ref, c.redacted, err)
+	}
+}
+
+func (s *store) resolve(ref string) (plumbing.Hash, error) {
+	switch {
+	case ref == "":
+		return plumbing.ZeroHash, errors.New("empty ref")
+	case isFullID(ref):
+		h := plumbing.NewHash(strings.ToLower(ref))
+		c, err := s.peel(h)
+		if errors.Is(err, plumbing.ErrObjectNotFound) && s.st.HasEncodedObject(h) != nil {
+			// Not an object here, so not a commit of the upstream as far as we know.
+			return h, fmt.Errorf("%w (%w)", ErrRefNotFound, plumbing.ErrObjectNotFound)
+		}
+		return c, err
+	}
+	var names []plumbing.ReferenceName
+	if ref == "HEAD" || strings.HasPrefix(ref, "refs/") {
+		names = []plumbing.ReferenceName{plumbing.ReferenceName(ref)}
+	} else {
+		names = []plumbing.ReferenceName{plumbing.NewTagReferenceName(ref), plumbing.NewBranchReferenceName(ref)}
+	}
+	for _, n := range names {
+		r, err := storer.ResolveReference(s.st, n)
+		if errors.Is(err, plumbing.ErrReferenceNotFound) {
+			continue
+		}
+		if err != nil {
+			return plumbing.ZeroHash, fmt.Errorf("reading %s: %w", n, err)
+		}
+		return s.peel(r.Hash())
+	}
+	if isHex(ref) && len(ref) >= 4 && len(ref) < 40 {
+		return plumbing.ZeroHash, ErrAbbreviatedID
+	}
+	return plumbing.ZeroHash, ErrRefNotFound
+}
+
+// errNotCommit is returned for a tag that points at a tree or a blob.
+var errNotCommit = errors.New("not a commit")
+
+// peel follows tag objects from h down to a commit.
+func (s *store) peel(h plumbing.Hash) (plumbing.Hash, error) {
+	for range 16 {
+		obj, err := s.st.EncodedObject(plumbing.AnyObject, h)
+		if err != nil {
+			return h, fmt.Errorf("reading object %s: %w", h, err)
+		}
+		switch obj.Type() {
+		case plumbing.CommitObject:
+			return h, nil
+		case plumbing.TagObject:
+			tag, err := object.DecodeTag(s.st, obj)
+			if err != nil {
+				return h, fmt.Errorf("reading tag %s: %w", h, err)
+			}
+			h = tag.Target
+		default:
+			return h, fmt.Errorf("%s is a %s: %w", h, obj.Type(), errNotCommit)
+		}
+	}
+	return h, fmt.Errorf("tag chain at %s is too long", h)
+}
+
+func isFullID(s string) bool { return len(s) == 40 && isHex(s) }
+
+func isHex(s string) bool {
+	for _, r := range s {
+		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f' || r >= 'A' && r <= 'F') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// Tag is a tag of the upstream, peeled to its commit.
+type Tag struct {
+	Name   string    // without refs/tags/
+	Commit string    // the commit id the tag points at, annotated tags peeled
+	Time   time.Time // the commit's committer time
+}
+
+// Tags lists the tags of the cache that point at commits, sorted by name
+// (Releases orders them as versions). Tags of trees or blobs are left out.
+func (c *Cache) Tags() ([]Tag, error) {
+	lk, err := lockFile(context.Background(), c.lockPath(), unix.LOCK_SH)
+	if err != nil {
+		return nil, c.errorf("listing tags of %s: %w", c.redacted, err)
+	}
+	defer lk.unlock()
+	var tags []Tag
+	err = c.withStore(func(s *store) error {
+		var err error
+		tags, err = s.tags()
+		if errors.Is(err, plumbing.ErrObjectNotFound) {
+			// Another process may have fetched new packs since they were listed.
+			s.st.Reindex()
+			tags, err = s.tags()
+		}
+		return err
+	})
+	if err != nil {
+		return nil, c.errorf("listing tags of %s: %w", c.redacted, err)
+	}
+	sort.Slice(tags, func(i, j int) bool { return tags[i].Name < tags[j].Name })
+	return tags, nil
+}
+
+func (s *store) tags() ([]Tag, error) {
+	iter, err := s.st.IterReferences()
+	if err != nil {
+		return nil, err
+	}
+	var tags []Tag
+	err = iter.ForEach(func(r *plumbing.Reference) error {
+		if !r.Name().IsTag() || r.Type() != plumbing.HashReference {
+			return nil
+		}
+		h, err := s.peel(r.Hash())
+		if errors.Is(err, errNotCommit) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("tag %s: %w", r.Name().Short(), err)
+		}
+		commit, err := object.GetCommit(s.st, h)
+		if err != nil {
+			return fmt.Errorf("tag %s: reading commit %s: %w", r.Name().Short(), h, err)
+		}
+		tags = append(tags, Tag{Name: r.Name().Short(), Commit: h.String(), Time: commit.Committer.When})
+		return nil
+	})
+	return tags, err
+}

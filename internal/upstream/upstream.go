@@ -1,0 +1,204 @@
+package upstream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	"golang.org/x/sys/unix"
+)
+
+// ErrRefNotFound is wrapped by errors about a ref that is neither a tag, a
+// branch nor a commit of the upstream.
+var ErrRefNotFound = errors.New("ref not found")
+
+// ErrAbbreviatedID is wrapped by the error for a ref that is only an
+// abbreviated commit id: a pin must be a tag or a full commit id.
+var ErrAbbreviatedID = errors.New("abbreviated commit id")
+
+// ErrOffline is wrapped by errors for work that needs the network while the
+// cache is offline.
+var ErrOffline = errors.New("offline")
+
+// DefaultCacheDir returns <os.UserCacheDir()>/patchkit.
+func DefaultCacheDir() (string, error) {
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("finding the user cache directory: %w", err)
+	}
+	return filepath.Join(d, "patchkit"), nil
+}
+
+type options struct {
+	progress io.Writer
+	offline  bool
+	branches []string
+}
+
+// Option configures Open.
+type Option func(*options)
+
+// WithProgress sends fetch progress (git's "Receiving objects" lines) to w.
+// The CLI passes stderr only when it is a terminal. The default discards it.
+func WithProgress(w io.Writer) Option {
+	return func(o *options) {
+		if w == nil {
+			w = io.Discard
+		}
+		o.progress = w
+	}
+}
+
+// WithOffline forbids any network access: Open needs an existing cache,
+// Fetch does nothing, and Ensure fails for a ref the cache lacks, telling the
+// user to run once without --offline.
+func WithOffline(offline bool) Option {
+	return func(o *options) { o.offline = offline }
+}
+
+// WithBranches names extra branches to keep: refs/heads/<b> of the upstream is
+// fetched into refs/heads/<b> of the cache. A "refs/heads/" prefix is allowed.
+// The default branch is always kept.
+func WithBranches(branches ...string) Option {
+	return func(o *options) { o.branches = append(o.branches, branches...) }
+}
+
+// Cache is the bare cache of one upstream URL. Its methods and the Snapshots
+// it returns are safe for concurrent use; separate Caches, even in separate
+// processes, coordinate through a lock file.
+type Cache struct {
+	url      string // as given; may hold credentials, never printed
+	redacted string
+	dir      string
+	key      string
+	opts     options
+
+	mu        sync.Mutex // serializes use of the object store
+	store     *store
+	closed    bool
+	closeOnce sync.Once
+}
+
+// Open opens the cache for url under dir, creating it if needed: one bare
+// repository per URL at dir/<sanitized-host-path>-<short sha256 of url>.git.
+// A missing cache is cloned (unless offline); a cache left half-written by an
+// interrupted run is detected and cloned afresh.
+func Open(ctx context.Context, dir, url string, opts ...Option) (*Cache, error) {
+	o := options{progress: io.Discard}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	red := Redact(url)
+	if strings.TrimSpace(url) == "" {
+		return nil, errors.New("opening upstream cache: the upstream url is empty")
+	}
+	if dir == "" {
+		return nil, fmt.Errorf("opening cache of %s: no cache directory given", red)
+	}
+	if _, err := transport.NewEndpoint(url); err != nil {
+		return nil, scrub(url, fmt.Errorf("opening cache of %s: parsing the url: %w", red, err))
+	}
+	branches, err := cleanBranches(o.branches)
+	if err != nil {
+		return nil, fmt.Errorf("opening cache of %s: %w", red, err)
+	}
+	o.branches = branches
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("opening cache of %s: %w", red, err)
+	}
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return nil, fmt.Errorf("opening cache of %s: creating the cache directory: %w", red, err)
+	}
+	c := &Cache{url: url, redacted: red, dir: abs, key: cacheKey(url), opts: o}
+	lk, err := lockFile(ctx, c.lockPath(), unix.LOCK_EX)
+	if err != nil {
+		return nil, c.errorf("opening cache of %s: %w", red, err)
+	}
+	defer lk.unlock()
+	if err := c.prepare(ctx); err != nil {
+		return nil, c.errorf("opening cache of %s: %w", red, err)
+	}
+	return c, nil
+}
+
+func cleanBranches(in []string) ([]string, error) {
+	seen := map[string]bool{}
+	var out []string
+	for _, b := range in {
+		b = strings.TrimPrefix(b, "refs/heads/")
+		if b == "" {
+			return nil, errors.New("empty branch name")
+		}
+		if err := plumbing.NewBranchReferenceName(b).Validate(); err != nil || strings.HasPrefix(b, "-") {
+			return nil, fmt.Errorf("invalid branch name %q", b)
+		}
+		if !seen[b] {
+			seen[b] = true
+			out = append(out, b)
+		}
+	}
+	return out, nil
+}
+
+// Path is the bare repository of the cache. It never holds credentials.
+func (c *Cache) Path() string { return filepath.Join(c.dir, c.key+".git") }
+
+// URL is the upstream URL with its credentials redacted, safe to print.
+func (c *Cache) URL() string { return c.redacted }
+
+// Offline reports whether the cache was opened offline.
+func (c *Cache) Offline() bool { return c.opts.offline }
+
+// Repo is the go-git repository of the cache, for log walks and patch-ids.
+// Its use is not serialized with the Cache's own methods.
+func (c *Cache) Repo() *git.Repository {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.store.repo
+}
+
+// Close releases the cache's files. It is safe to call more than once.
+func (c *Cache) Close() error {
+	var err error
+	c.closeOnce.Do(func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.closed = true
+		if c.store != nil {
+			err = c.store.close()
+		}
+	})
+	if err != nil {
+		return c.errorf("closing cache of %s: %w", c.redacted, err)
+	}
+	return nil
+}
+
+func (c *Cache) lockPath() string   { return filepath.Join(c.dir, c.key+".lock") }
+func (c *Cache) markerPath() string { return filepath.Join(c.dir, c.key+".fetching") }
+func (c *Cache) tmpPrefix() string  { return c.key + ".git.tmp-" }
+func (c *Cache) oldPrefix() string  { return c.key + ".git.old-" }
+
+// errorf formats an error and removes the URL's credentials from its message.
+func (c *Cache) errorf(format string, args ...any) error {
+	return scrub(c.url, fmt.Errorf(format, args...))
+}
+
+// withStore runs fn on the open store, serialized with other users.
+func (c *Cache) withStore(fn func(s *store) error) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return errors.New("cache is closed")
+	}
+	return fn(c.store)
+}
