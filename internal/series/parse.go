@@ -68,6 +68,9 @@ func Parse(path string, raw []byte) (*Patch, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkPaths(path, lines, start, files, fileLines); err != nil {
+		return nil, err
+	}
 	if err := checkFiles(path, files, fileLines); err != nil {
 		return nil, err
 	}

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Mode is a git file mode.
@@ -113,7 +115,8 @@ func Clean(p string) error {
 // WriteAtomic writes base, with changes laid over it, into dir. A nil value in
 // changes deletes that path. The tree is built in a temporary sibling of dir and
 // renamed into place only when complete, so a failure leaves dir untouched. An
-// existing dir is replaced.
+// existing dir is replaced. Files are written by a few workers at once, since
+// creating thousands of small files is bound by system calls, not by reading.
 func WriteAtomic(dir string, base Walker, changes map[string]*File) (err error) {
 	parent := path.Dir(strings.TrimRight(dir, "/"))
 	if err := os.MkdirAll(parent, 0o755); err != nil {
@@ -128,47 +131,34 @@ func WriteAtomic(dir string, base Walker, changes map[string]*File) (err error) 
 			os.RemoveAll(tmp)
 		}
 	}()
-	write := func(p string, f *File) error {
-		if err := Clean(p); err != nil {
-			return err
-		}
-		full := tmp + "/" + p
-		if err := os.MkdirAll(path.Dir(full), 0o755); err != nil {
-			return err
-		}
-		switch f.Mode {
-		case Symlink:
-			return os.Symlink(string(f.Data), full)
-		case Gitlink:
-			return os.MkdirAll(full, 0o755)
-		case Executable:
-			return os.WriteFile(full, f.Data, 0o755)
-		default:
-			return os.WriteFile(full, f.Data, 0o644)
-		}
-	}
+	w := newWriter(tmp)
 	if base != nil {
 		err = base.Walk(func(p string, f *File) error {
 			if _, changed := changes[p]; changed {
 				return nil
 			}
-			return write(p, f)
+			return w.write(p, f)
 		})
-		if err != nil {
-			return fmt.Errorf("writing tree: %w", err)
+	}
+	if err == nil {
+		keys := make([]string, 0, len(changes))
+		for k := range changes {
+			keys = append(keys, k)
 		}
-	}
-	keys := make([]string, 0, len(changes))
-	for k := range changes {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if f := changes[k]; f != nil {
-			if err := write(k, f); err != nil {
-				return fmt.Errorf("writing %s: %w", k, err)
+		sort.Strings(keys)
+		for _, k := range keys {
+			if f := changes[k]; f != nil {
+				if err = w.write(k, f); err != nil {
+					break
+				}
 			}
 		}
+	}
+	if werr := w.wait(); err == nil {
+		err = werr
+	}
+	if err != nil {
+		return fmt.Errorf("writing tree: %w", err)
 	}
 	old := ""
 	if _, statErr := os.Lstat(dir); statErr == nil {
@@ -187,4 +177,118 @@ func WriteAtomic(dir string, base Walker, changes map[string]*File) (err error) 
 		os.RemoveAll(old)
 	}
 	return nil
+}
+
+// writer writes files under root with a few workers.
+type writer struct {
+	root string
+	jobs chan writeJob
+	wg   sync.WaitGroup
+	dirs sync.Map
+	mu   sync.Mutex
+	err  error
+}
+
+type writeJob struct {
+	p string
+	f *File
+}
+
+func newWriter(root string) *writer {
+	w := &writer{root: root, jobs: make(chan writeJob, 256)}
+	n := 2 * runtime.NumCPU()
+	if n > 8 {
+		n = 8
+	}
+	for i := 0; i < n; i++ {
+		w.wg.Add(1)
+		go func() {
+			defer w.wg.Done()
+			for j := range w.jobs {
+				if w.failed() {
+					continue
+				}
+				if err := w.writeFile(j.p, j.f); err != nil {
+					w.mu.Lock()
+					if w.err == nil {
+						w.err = fmt.Errorf("writing %s: %w", j.p, err)
+					}
+					w.mu.Unlock()
+				}
+			}
+		}()
+	}
+	return w
+}
+
+func (w *writer) failed() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err != nil
+}
+
+// write checks p and queues it.
+func (w *writer) write(p string, f *File) error {
+	if err := Clean(p); err != nil {
+		return err
+	}
+	if w.failed() {
+		return w.wait()
+	}
+	w.jobs <- writeJob{p, f}
+	return nil
+}
+
+// wait drains the queue and returns the first error.
+func (w *writer) wait() error {
+	if w.jobs != nil {
+		close(w.jobs)
+		w.wg.Wait()
+		w.jobs = nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
+}
+
+func (w *writer) writeFile(p string, f *File) error {
+	full := w.root + "/" + p
+	if d := path.Dir(p); d != "." {
+		if _, done := w.dirs.Load(d); !done {
+			if err := os.MkdirAll(w.root+"/"+d, 0o755); err != nil {
+				return err
+			}
+			w.dirs.Store(d, true)
+		}
+	}
+	switch f.Mode {
+	case Symlink:
+		return os.Symlink(string(f.Data), full)
+	case Gitlink:
+		return os.MkdirAll(full, 0o755)
+	case Executable:
+		return writeFile(full, f.Data, 0o755)
+	default:
+		return writeFile(full, f.Data, 0o644)
+	}
+}
+
+// writeFile creates a new file (it must not exist: the tree is new) and
+// sets exactly perm, whatever the umask.
+func writeFile(name string, data []byte, perm os.FileMode) error {
+	fh, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return err
+	}
+	if _, err := fh.Write(data); err != nil {
+		fh.Close()
+		return err
+	}
+	if perm&0o111 != 0 {
+		if err := fh.Chmod(perm); err != nil {
+			fh.Close()
+			return err
+		}
+	}
+	return fh.Close()
 }

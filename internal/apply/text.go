@@ -1,0 +1,279 @@
+package apply
+
+import (
+	"strings"
+
+	"github.com/bluekeyes/go-gitdiff/gitdiff"
+)
+
+// imgLine is one line of a file being patched (git's struct line): its bytes
+// with the newline, unless it is an incomplete last line.
+type imgLine struct {
+	s       string
+	hash    uint32
+	patched bool // written by an earlier hunk; later hunks may not match it
+}
+
+// hashLine is git's hash_line: a hash of the line's non-whitespace bytes,
+// kept to 24 bits as git keeps it.
+func hashLine(s string) uint32 {
+	var h uint32
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !isSpace(c) {
+			h = h*3 + uint32(c)
+		}
+	}
+	return h & 0xffffff
+}
+
+// splitLines splits content into lines, each with its newline, the last one
+// possibly without.
+func splitLines(data string) []imgLine {
+	if data == "" {
+		return nil
+	}
+	out := make([]imgLine, 0, strings.Count(data, "\n")+1)
+	for len(data) > 0 {
+		i := strings.IndexByte(data, '\n')
+		var s string
+		if i < 0 {
+			s, data = data, ""
+		} else {
+			s, data = data[:i+1], data[i+1:]
+		}
+		out = append(out, imgLine{s: s, hash: hashLine(s)})
+	}
+	return out
+}
+
+// image is a file being patched: its lines in a gap buffer, so that hunks
+// applied from top to bottom cost time linear in the file, not quadratic.
+type image struct {
+	buf    []imgLine
+	gs, ge int // the gap is buf[gs:ge]
+}
+
+func newImage(lines []imgLine) *image {
+	return &image{buf: lines, gs: len(lines), ge: len(lines)}
+}
+
+// n is the number of lines.
+func (im *image) n() int { return len(im.buf) - (im.ge - im.gs) }
+
+// at returns line i (0-based).
+func (im *image) at(i int) *imgLine {
+	if i >= im.gs {
+		i += im.ge - im.gs
+	}
+	return &im.buf[i]
+}
+
+// moveGap puts the gap just before line pos.
+func (im *image) moveGap(pos int) {
+	switch {
+	case pos < im.gs:
+		k := im.gs - pos
+		copy(im.buf[im.ge-k:im.ge], im.buf[pos:im.gs])
+		im.gs, im.ge = pos, im.ge-k
+	case pos > im.gs:
+		k := pos - im.gs
+		copy(im.buf[im.gs:im.gs+k], im.buf[im.ge:im.ge+k])
+		im.gs, im.ge = pos, im.ge+k
+	}
+}
+
+// replace replaces the del lines from pos with ins.
+func (im *image) replace(pos, del int, ins []imgLine) {
+	im.moveGap(pos)
+	im.ge += del
+	if gap := im.ge - im.gs; gap < len(ins) {
+		tail := len(im.buf) - im.ge
+		size := 2*len(im.buf) + len(ins)
+		nb := make([]imgLine, size)
+		copy(nb, im.buf[:im.gs])
+		copy(nb[size-tail:], im.buf[im.ge:])
+		im.buf, im.ge = nb, size-tail
+	}
+	copy(im.buf[im.gs:], ins)
+	im.gs += len(ins)
+}
+
+// bytes returns the file's content.
+func (im *image) bytes() []byte {
+	size := 0
+	for i := range im.buf[:im.gs] {
+		size += len(im.buf[i].s)
+	}
+	for i := range im.buf[im.ge:] {
+		size += len(im.buf[im.ge+i].s)
+	}
+	out := make([]byte, 0, size)
+	for _, l := range im.buf[:im.gs] {
+		out = append(out, l.s...)
+	}
+	for _, l := range im.buf[im.ge:] {
+		out = append(out, l.s...)
+	}
+	return out
+}
+
+// hunk is a fragment prepared for matching: its preimage (context and
+// removed lines) and postimage (context and added lines).
+type hunk struct {
+	pre, post []imgLine
+	// blankAtEOF counts the added blank lines at the end of the hunk, and
+	// blankLine is the patch line of the first of them.
+	blankAtEOF, blankLine int
+}
+
+func prepareHunk(fr *fragment) hunk {
+	var h hunk
+	for _, l := range fr.lines {
+		il := imgLine{s: l.text, hash: hashLine(l.text)}
+		added, blankCtx := false, false
+		switch l.op {
+		case gitdiff.OpContext:
+			h.pre = append(h.pre, il)
+			h.post = append(h.post, il)
+			blankCtx = l.text != "" && isBlank(l.text)
+		case gitdiff.OpDelete:
+			h.pre = append(h.pre, il)
+		case gitdiff.OpAdd:
+			h.post = append(h.post, il)
+			added = isBlank(l.text)
+		}
+		switch {
+		case added:
+			if h.blankAtEOF == 0 {
+				h.blankLine = l.line
+			}
+			h.blankAtEOF++
+		case blankCtx:
+		default:
+			h.blankAtEOF = 0
+		}
+	}
+	return h
+}
+
+// findPos is git's find_pos: the line where pre matches, looking first at
+// line, then alternately one line further and one line back, or -1.
+func findPos(im *image, pre []imgLine, line int, matchBeginning, matchEnd bool) int {
+	nr := im.n()
+	if matchBeginning {
+		line = 0
+	} else if matchEnd {
+		line = nr - len(pre)
+	}
+	if line < 0 || line > nr {
+		line = nr
+	}
+	back, fwd, cur := line, line, line
+	for i := 0; ; i++ {
+		if matchAt(im, pre, cur, matchBeginning, matchEnd) {
+			return cur
+		}
+		for {
+			if back == 0 && fwd == nr {
+				return -1
+			}
+			if i&1 == 1 {
+				if back == 0 {
+					i++
+					continue
+				}
+				back--
+				cur = back
+			} else {
+				if fwd == nr {
+					i++
+					continue
+				}
+				fwd++
+				cur = fwd
+			}
+			break
+		}
+	}
+}
+
+// matchAt is git's match_fragment without whitespace fuzz: pre matches the
+// lines from cur byte for byte, none of them written by an earlier hunk.
+func matchAt(im *image, pre []imgLine, cur int, matchBeginning, matchEnd bool) bool {
+	nr := im.n()
+	if len(pre)+cur > nr {
+		return false
+	}
+	if matchEnd && len(pre)+cur != nr {
+		return false
+	}
+	if matchBeginning && cur != 0 {
+		return false
+	}
+	for i := range pre {
+		l := im.at(cur + i)
+		if l.patched || l.hash != pre[i].hash {
+			return false
+		}
+	}
+	// Compare the preimage's bytes with the file's from cur on, as git's
+	// memcmp does: a last preimage line without newline matches the start
+	// of a line that has one.
+	j, off := cur, 0
+	for _, p := range pre {
+		s := p.s
+		for len(s) > 0 {
+			if j >= nr {
+				return false
+			}
+			t := im.at(j).s[off:]
+			k := min(len(s), len(t))
+			if s[:k] != t[:k] {
+				return false
+			}
+			s = s[k:]
+			off += k
+			if off == len(im.at(j).s) {
+				j, off = j+1, 0
+			}
+		}
+	}
+	if matchEnd {
+		for off == 0 && j < nr && im.at(j).s == "" {
+			j++
+		}
+		return off == 0 && j == nr
+	}
+	return true
+}
+
+// applyHunk applies one fragment to im as git's apply_one_fragment does. It
+// returns the line where it applied and the line it was expected at, or
+// applied < 0 when the preimage is nowhere. eofLine is the patch line of a
+// new blank line at the end of the file (0 if none).
+func applyHunk(im *image, fr *fragment) (applied, expected, eofLine int) {
+	h := prepareHunk(fr)
+	matchBeginning := fr.oldPos == 0 || fr.oldPos == 1
+	matchEnd := fr.trailing == 0
+	pos := im.n()
+	if fr.newPos == 0 {
+		pos = 0
+	} else if fr.newPos-1 <= int64(im.n()) {
+		pos = int(fr.newPos - 1)
+	}
+	applied = findPos(im, h.pre, pos, matchBeginning, matchEnd)
+	if applied < 0 {
+		return -1, pos, 0
+	}
+	if h.blankAtEOF > 0 && len(h.pre)+applied >= im.n() {
+		eofLine = h.blankLine
+		if eofLine == 0 {
+			eofLine = -1
+		}
+	}
+	for i := range h.post {
+		h.post[i].patched = true
+	}
+	im.replace(applied, len(h.pre), h.post)
+	return applied, pos, eofLine
+}
