@@ -1,0 +1,104 @@
+// Package bench measures patchkit beside the git-CLI way of doing the same
+// job, in the same benchmark. docs/benchmarks.md records the results.
+package bench
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/patchkit/patchkit/internal/gittest"
+)
+
+// patchkitBin is the binary under test, built once by TestMain.
+var patchkitBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "patchkit-bench-bin-*")
+	if err != nil {
+		panic(err)
+	}
+	patchkitBin = filepath.Join(dir, "patchkit")
+	build := exec.Command("go", "build", "-o", patchkitBin, "../cmd/patchkit")
+	build.Stdout, build.Stderr = os.Stdout, os.Stderr
+	if err := build.Run(); err != nil {
+		panic(err)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// run runs a command and returns its peak resident set size in KiB.
+func run(b *testing.B, dir string, name string, args ...string) int64 {
+	b.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Env = gittest.Env()
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		b.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out.String())
+	}
+	return cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss
+}
+
+// fastImport builds a repository from a fast-import stream.
+func fastImport(b *testing.B, stream []byte) string {
+	b.Helper()
+	dir := b.TempDir()
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"fast-import", "--quiet"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = gittest.Env()
+		if args[0] == "fast-import" {
+			cmd.Stdin = bytes.NewReader(stream)
+		}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	return dir
+}
+
+// fileContent is the content of generated file i at a given revision: 40
+// lines, some of which later revisions change.
+func fileContent(i int, rev map[int]int) string {
+	var s strings.Builder
+	for l := 0; l < 40; l++ {
+		fmt.Fprintf(&s, "file %d line %d: some generated text for the benchmark\n", i, l)
+		if r, ok := rev[l]; ok && r > 0 {
+			fmt.Fprintf(&s, "file %d line %d: inserted by upstream revision %d\n", i, l, r)
+		}
+	}
+	return s.String()
+}
+
+// commitStream is one fast-import commit of the given files, tagged.
+func commitStream(w *bytes.Buffer, mark, parent int, tag string, files map[string]string, when int64) {
+	fmt.Fprintf(w, "commit refs/heads/main\nmark :%d\ncommitter Bench <bench@example.com> %d +0000\ndata %d\n%s\n", mark, when, len(tag), tag)
+	if parent > 0 {
+		fmt.Fprintf(w, "from :%d\n", parent)
+	}
+	for path, content := range files {
+		fmt.Fprintf(w, "M 100644 inline %s\ndata %d\n%s\n", path, len(content), content)
+	}
+	if tag != "" {
+		fmt.Fprintf(w, "tag %s\nfrom :%d\ntagger Bench <bench@example.com> %d +0000\ndata %d\n%s\n", tag, mark, when, len(tag), tag)
+	}
+}
+
+func writeSpec(b *testing.B, root, name, url, ref, releases string) {
+	b.Helper()
+	dir := filepath.Join(root, "images", name)
+	os.MkdirAll(dir, 0o755)
+	spec := fmt.Sprintf("upstream:\n  url: %s\n  ref: %s\n  releases: %q\npatches: patches/%s\n", url, ref, releases, name)
+	if err := os.WriteFile(filepath.Join(dir, "patchkit.yaml"), []byte(spec), 0o644); err != nil {
+		b.Fatal(err)
+	}
+}

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# demo.sh [PATCHKIT]: run patchkit's pipeline on the embedded greeter example,
+# offline. The upstream is generated from examples/greeter/upstream into a
+# temporary directory; the cache and outputs live there too and are removed
+# at the end.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+pk=$(realpath "${1:-$here/../bin/patchkit}")
+work=$(mktemp -d "${TMPDIR:-/tmp}/patchkit-demo.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+root="$work/repo"
+cp -R "$here/greeter" "$root"
+rm -rf "$root/upstream"
+"$here/mkupstream.sh" "$here/greeter/upstream" "$work/upstream"
+
+step() { printf '\n\033[1m$ %s\033[0m\n' "$*"; }
+pkw() {
+  step "patchkit $*"
+  "$pk" --root "$root" --cache-dir "$work/cache" --upstream-url "file://$work/upstream" "$@"
+}
+
+echo "greeter upstream generated at $work/upstream:"
+git -C "$work/upstream" log --oneline --decorate
+
+pkw apply greeter --check
+pkw apply greeter --out "$work/out"
+step "diff -ru upstream v1.0.0 patched tree"
+git -C "$work/upstream" archive --prefix=pristine/ v1.0.0 | tar -x -C "$work"
+(cd "$work" && diff -ru pristine out) || true
+
+# The cache now holds everything: a second run needs no network.
+pkw --offline apply greeter --check -o json
+
+# On v1.1.0 upstream carries 0001 itself, so it no longer applies.
+set +e
+pkw --offline apply greeter --check --ref v1.1.0
+rc=$?
+set -e
+echo "exit code $rc (1: a patch does not apply at v1.1.0)"
+[ "$rc" -eq 1 ]
+
+echo
+echo "demo done"

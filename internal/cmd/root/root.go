@@ -1,0 +1,42 @@
+// Package root assembles the patchkit command tree and its global flags.
+package root
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/patchkit/patchkit/internal/cmd/apply"
+	"github.com/patchkit/patchkit/internal/cmdutil"
+)
+
+// Version is set at build time with -ldflags "-X .../root.Version=...".
+var Version = "dev"
+
+// NewCmdRoot returns the patchkit command with every verb.
+func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "patchkit",
+		Short: "Carry patch series against pinned upstream releases and ship images built from them",
+		Long: `patchkit applies an image's patch series to its pinned upstream release,
+checks it on pull requests, finds which upstream release made each patch
+obsolete, and builds, pushes and stamps the patched image.
+
+Exit codes: 0 all good; 1 findings; 2 bad invocation or bad input.`,
+		Version:       Version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	cmd.SetOut(f.IO.Out)
+	cmd.SetErr(f.IO.ErrOut)
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return &cmdutil.UsageError{Err: err}
+	})
+	pf := cmd.PersistentFlags()
+	pf.StringVarP(&f.Output, "output", "o", "text", "output format: text, json, markdown or github")
+	pf.StringVar(&f.Root, "root", ".", "repository root holding images/ and patches/")
+	pf.StringVar(&f.CacheDir, "cache-dir", "", "upstream cache directory (default: the user's cache dir/patchkit)")
+	pf.StringVar(&f.UpstreamURL, "upstream-url", "", "replace upstream.url of the spec (one IMAGE only)")
+	pf.BoolVar(&f.Offline, "offline", false, "never touch the network; fail if the cache lacks a ref")
+
+	cmd.AddCommand(apply.NewCmdApply(f, nil))
+	return cmd
+}

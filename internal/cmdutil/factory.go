@@ -1,0 +1,88 @@
+package cmdutil
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/patchkit/patchkit/internal/diag"
+	"github.com/patchkit/patchkit/internal/report"
+	"github.com/patchkit/patchkit/internal/upstream"
+)
+
+// Factory carries the global flags and the streams to every command.
+type Factory struct {
+	IO *IOStreams
+	// Root is the repository root (--root), default ".".
+	Root string
+	// CacheDir is the upstream cache directory (--cache-dir).
+	CacheDir string
+	// Output is the output format (-o).
+	Output string
+	// UpstreamURL replaces upstream.url (--upstream-url), for one image only.
+	UpstreamURL string
+	// Offline forbids network access (--offline).
+	Offline bool
+}
+
+// Format parses -o.
+func (f *Factory) Format() (report.Format, error) {
+	fm, err := report.ParseFormat(f.Output)
+	if err != nil {
+		return "", &UsageError{Err: err}
+	}
+	return fm, nil
+}
+
+// ResolveCacheDir returns --cache-dir or the default under the user's cache dir.
+func (f *Factory) ResolveCacheDir() (string, error) {
+	if f.CacheDir != "" {
+		return filepath.Abs(f.CacheDir)
+	}
+	return upstream.DefaultCacheDir()
+}
+
+// ResolveRoot returns the absolute repository root, which must be a directory.
+func (f *Factory) ResolveRoot() (string, error) {
+	root := f.Root
+	if root == "" {
+		root = "."
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return "", &UsageError{Err: fmt.Errorf("--root %s: %w", root, err)}
+	}
+	st, err := os.Stat(abs)
+	if err != nil || !st.IsDir() {
+		return "", &UsageError{Err: fmt.Errorf("--root %s is not a directory", root)}
+	}
+	return abs, nil
+}
+
+// UsageError is a bad invocation: exit code 2.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// Exit codes.
+const (
+	ExitOK       = 0
+	ExitFindings = 1
+	ExitBadInput = 2
+)
+
+// ExitCode maps a command's error to patchkit's exit code: nil is 0, findings
+// are 1, bad input and bad invocations are 2. Any other error (the network,
+// the disk) is 2 as well: the run could not give a verdict.
+func ExitCode(err error) int {
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.Is(err, diag.ErrFindings):
+		return ExitFindings
+	default:
+		return ExitBadInput
+	}
+}

@@ -1,0 +1,108 @@
+// Package pipeline wires the stages for one image: spec, upstream, series and
+// apply. Commands call it; it passes typed results from stage to stage.
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/patchkit/patchkit/internal/apply"
+	"github.com/patchkit/patchkit/internal/diag"
+	"github.com/patchkit/patchkit/internal/series"
+	"github.com/patchkit/patchkit/internal/spec"
+	"github.com/patchkit/patchkit/internal/upstream"
+)
+
+// Env is what every stage needs from the command line.
+type Env struct {
+	Root        string    // absolute repository root
+	CacheDir    string    // upstream cache directory
+	UpstreamURL string    // replaces upstream.url when set
+	Offline     bool      // never touch the network
+	Progress    io.Writer // fetch progress, io.Discard when not a terminal
+}
+
+// Image is an image unit prepared for applying: its spec, its upstream cache,
+// the resolved ref and its parsed series.
+type Image struct {
+	Spec    *spec.Spec
+	URL     string // the upstream URL in use (--upstream-url or upstream.url)
+	Cache   *upstream.Cache
+	Ref     string // the ref applied to (the pin, or --ref)
+	Commit  string // Ref resolved
+	Patches []*series.Patch
+}
+
+// Close releases the upstream cache.
+func (im *Image) Close() error {
+	if im.Cache == nil {
+		return nil
+	}
+	return im.Cache.Close()
+}
+
+// Prepare runs the stages before apply, in order:
+//
+//  1. spec: load and validate images/<name>/patchkit.yaml;
+//  2. series: parse every patch (bad input fails here, before any network);
+//  3. upstream: open the cache, fetching only what is missing;
+//  4. resolve ref (empty means the pin) to a commit.
+func Prepare(ctx context.Context, env Env, name, ref string) (*Image, error) {
+	s, err := spec.Load(env.Root, name)
+	if err != nil {
+		return nil, err
+	}
+	patches, err := series.Load(filepath.Join(env.Root, filepath.FromSlash(s.Patches)), s.Patches)
+	if err != nil {
+		return nil, err
+	}
+	url := s.Upstream.URL
+	if env.UpstreamURL != "" {
+		url = env.UpstreamURL
+	}
+	cache, err := upstream.Open(ctx, env.CacheDir, url,
+		upstream.WithOffline(env.Offline),
+		upstream.WithProgress(env.Progress),
+		upstream.WithBranches(s.Upstream.Branches...))
+	if err != nil {
+		return nil, err
+	}
+	im := &Image{Spec: s, URL: url, Cache: cache, Patches: patches, Ref: ref}
+	if im.Ref == "" {
+		im.Ref = s.Upstream.Ref
+	}
+	if err := cache.Ensure(ctx, im.Ref); err != nil {
+		cache.Close()
+		return nil, refError(s, ref, err)
+	}
+	im.Commit, err = cache.Resolve(im.Ref)
+	if err != nil {
+		cache.Close()
+		return nil, refError(s, ref, fmt.Errorf("resolving %s: %w", im.Ref, err))
+	}
+	return im, nil
+}
+
+// refError makes a pin that upstream does not have bad input naming the spec's
+// upstream.ref; a --ref the user typed is a bad invocation, also exit 2.
+func refError(s *spec.Spec, flagRef string, err error) error {
+	if !errors.Is(err, upstream.ErrRefNotFound) && !errors.Is(err, upstream.ErrAbbreviatedID) {
+		return err
+	}
+	if flagRef != "" {
+		return &diag.InputError{File: "--ref", Msg: "bad ref", Err: err}
+	}
+	return &diag.InputError{File: s.File, Line: s.Line("upstream.ref"), Key: "upstream.ref", Msg: "pin not found upstream", Err: err}
+}
+
+// Apply applies the series to the resolved ref in memory. Nothing is written.
+func (im *Image) Apply() (*apply.Result, *upstream.Snapshot, error) {
+	src, err := im.Cache.Source(im.Commit)
+	if err != nil {
+		return nil, nil, err
+	}
+	return apply.Series(src, im.Patches), src, nil
+}
