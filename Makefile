@@ -10,17 +10,28 @@ BENCH      ?= .
 BENCHTIME  ?= 3x
 BENCHCOUNT ?= 1
 
-.PHONY: all build test demo bench lint docs fmt clean
+.PHONY: all build test bats demo bench lint docs fmt clean
 
 all: build
 
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/patchkit
 
-## test: vet, then every Go test (parity, hostile, upstream, cmd).
+## test: vet, every Go test (parity, hostile, upstream, cmd), then the bats suite.
 test: build
 	$(GO) vet ./...
 	$(GO) test -count=1 $(PKGS)
+	$(MAKE) bats
+
+# bats-core and its helpers, pinned in tests/bats/package-lock.json.
+BATS := tests/bats/node_modules/bats/bin/bats
+$(BATS): tests/bats/package.json tests/bats/package-lock.json
+	cd tests/bats && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+## bats: the command-line suite in tests/bats, against bin/patchkit.
+bats: build $(BATS)
+	$(BATS) tests/bats
 
 ## demo: run the pipeline on the embedded example, offline.
 demo: build
@@ -30,8 +41,11 @@ demo: build
 bench:
 	$(GO) test -run='^$$' -bench='$(BENCH)' -benchtime=$(BENCHTIME) -count=$(BENCHCOUNT) -benchmem ./bench/...
 
-## lint: gofmt, go vet, and a CLI reference in docs/cli that matches the code.
+## lint: gofmt, go vet, actionlint on .github/workflows, and a CLI reference
+## in docs/cli that matches the code.
+ACTIONLINT ?= github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
 lint:
+	$(GO) run $(ACTIONLINT)
 	@out=$$(gofmt -l cmd internal bench hack 2>/dev/null); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	@tmp=$$(mktemp -d); $(GO) run ./hack/gendocs $$tmp/cli && diff -ru docs/cli $$tmp/cli; rc=$$?; rm -rf $$tmp; \

@@ -31,7 +31,9 @@ func openStore(path string) (*store, error) {
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("%s is not a directory", path)
 	}
-	st := filesystem.NewStorage(osfs.New(path), cache.NewObjectLRUDefault())
+	// Keep pack files open: reading a tree of thousands of blobs would
+	// otherwise reopen the pack for every object.
+	st := filesystem.NewStorageWithOptions(osfs.New(path), cache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true})
 	repo, err := git.Open(st, nil)
 	if err != nil {
 		st.Close()

@@ -5,6 +5,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/patchkit/patchkit/internal/cmd/apply"
+	"github.com/patchkit/patchkit/internal/cmd/matrix"
 	"github.com/patchkit/patchkit/internal/cmdutil"
 )
 
@@ -38,5 +39,6 @@ Exit codes: 0 all good; 1 findings; 2 bad invocation or bad input.`,
 	pf.BoolVar(&f.Offline, "offline", false, "never touch the network; fail if the cache lacks a ref")
 
 	cmd.AddCommand(apply.NewCmdApply(f, nil))
+	cmd.AddCommand(matrix.NewCmdMatrix(f, nil))
 	return cmd
 }

@@ -1,0 +1,81 @@
+#!/usr/bin/env bats
+# patchkit apply, end to end on the greeter example.
+
+setup() {
+  load helpers
+  greeter_repo
+}
+
+@test "apply --check: the series applies to the pin, exit 0" {
+  run pk apply greeter --check
+  assert_success
+  assert_output --partial "greeter: file://$UPSTREAM at v1.0.0"
+  assert_output --partial "applied  patches/greeter/0001-greet-world.diff"
+  assert_output --partial "applied  patches/greeter/0002-shout-trims.diff"
+}
+
+@test "apply --out writes the tree git apply would" {
+  run pk apply greeter --out "$BATS_TEST_TMPDIR/out"
+  assert_success
+  git clone -q "$UPSTREAM" "$BATS_TEST_TMPDIR/oracle"
+  git -C "$BATS_TEST_TMPDIR/oracle" -c advice.detachedHead=false checkout -q v1.0.0
+  git -C "$BATS_TEST_TMPDIR/oracle" apply --whitespace=error "$ROOT"/patches/greeter/*.diff
+  rm -rf "$BATS_TEST_TMPDIR/oracle/.git"
+  run diff -r "$BATS_TEST_TMPDIR/oracle" "$BATS_TEST_TMPDIR/out"
+  assert_success
+}
+
+@test "apply -o json is one valid object" {
+  run pk apply greeter --check -o json
+  assert_success
+  run json_get 'j.image + " " + j.ok + " " + j.patches.length + " " + j.upstream.commit.length' <<<"$output"
+  assert_success
+  assert_output "greeter true 2 40"
+}
+
+@test "apply at a release that carries patch 0001: exit 1, nothing written" {
+  run pk apply greeter --ref v1.1.0 --out "$BATS_TEST_TMPDIR/out"
+  assert_failure 1
+  assert_output --partial "FAILED   patches/greeter/0001-greet-world.diff"
+  assert_output --partial "0001-greet-world.diff:11:"
+  [ ! -e "$BATS_TEST_TMPDIR/out" ]
+}
+
+@test "a second run needs no network: --offline" {
+  run pk apply greeter --check
+  assert_success
+  mv "$UPSTREAM" "$UPSTREAM.gone"
+  run pk --offline apply greeter --check
+  assert_success
+}
+
+@test "--offline with an empty cache: exit 2 with a hint" {
+  run pk --offline apply greeter --check
+  assert_failure 2
+  assert_output --partial "without --offline"
+}
+
+@test "bad spec: exit 2 naming file, line and key" {
+  printf 'upstream:\n  url: x\n  ref: v1\n  colour: red\npatches: p\n' > "$ROOT/images/greeter/patchkit.yaml"
+  run pk apply greeter --check
+  assert_failure 2
+  assert_output --partial "images/greeter/patchkit.yaml:4: upstream.colour: unknown key"
+}
+
+@test "hostile patch: exit 2 naming patch and line, nothing written" {
+  printf 'diff --git a/../evil b/../evil\nnew file mode 100644\n--- /dev/null\n+++ b/../evil\n@@ -0,0 +1 @@\n+owned\n' > "$ROOT/patches/greeter/0003-evil.patch"
+  run pk apply greeter --out "$BATS_TEST_TMPDIR/out"
+  assert_failure 2
+  assert_output --partial "patches/greeter/0003-evil.patch:1: unsafe path"
+  [ ! -e "$BATS_TEST_TMPDIR/out" ]
+  [ ! -e "$BATS_TEST_TMPDIR/evil" ]
+}
+
+@test "bad invocation: exit 2" {
+  run pk apply
+  assert_failure 2
+  run pk -o yaml apply greeter
+  assert_failure 2
+  run pk frobnicate
+  assert_failure 2
+}
