@@ -6,6 +6,7 @@ import (
 
 	"github.com/patchkit/patchkit/internal/cmd/apply"
 	"github.com/patchkit/patchkit/internal/cmd/matrix"
+	"github.com/patchkit/patchkit/internal/cmd/obsolete"
 	"github.com/patchkit/patchkit/internal/cmdutil"
 )
 
@@ -40,5 +41,6 @@ Exit codes: 0 all good; 1 findings; 2 bad invocation or bad input.`,
 
 	cmd.AddCommand(apply.NewCmdApply(f, nil))
 	cmd.AddCommand(matrix.NewCmdMatrix(f, nil))
+	cmd.AddCommand(obsolete.NewCmdObsolete(f, nil))
 	return cmd
 }

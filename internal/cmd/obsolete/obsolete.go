@@ -1,0 +1,145 @@
+// Package obsolete is the `patchkit obsolete-check` command.
+package obsolete
+
+import (
+	"context"
+	"errors"
+
+	"github.com/spf13/cobra"
+
+	"github.com/patchkit/patchkit/internal/cmdutil"
+	"github.com/patchkit/patchkit/internal/diag"
+	obsoletestage "github.com/patchkit/patchkit/internal/obsolete"
+	"github.com/patchkit/patchkit/internal/pipeline"
+	"github.com/patchkit/patchkit/internal/report"
+	"github.com/patchkit/patchkit/internal/spec"
+)
+
+// Options are the flags and dependencies of `patchkit obsolete-check`.
+type Options struct {
+	Factory *cmdutil.Factory
+	// Images are the images named; none means every image under images/.
+	Images []string
+	// Refs replaces the releases and branches of the spec (--refs).
+	Refs []string
+	// Write records Applied-Upstream in the patches found present (--write).
+	Write bool
+}
+
+// NewCmdObsolete returns the obsolete-check command. runF replaces the run
+// function in tests.
+func NewCmdObsolete(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
+	opts := &Options{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "obsolete-check [IMAGE...] [--refs REF,...] [--write]",
+		Short: "Find which upstream releases make each patch obsolete",
+		Long: `Scan the upstream refs newer than the pin and give every patch a status at
+each: the tags matching upstream.releases that are newer than the pin, in
+semantic-version order (tags that are not semantic versions follow, by
+commit date, flagged), then upstream.branches. --refs scans the refs given
+instead. The upstream cache is refreshed once per run, not with --offline.
+
+Each patch is tested as git would apply the series: on the ref's tree, with
+the earlier patches that are still needed applied first.
+
+  applies     the ref still needs the patch, and it applies (offsets shown)
+  present     the change is there: the patch reverse-applies cleanly, or an
+              upstream commit after the pin has the same patch-id (named)
+  partial     some hunks are there, the others still apply (named)
+  superseded  it applies in neither direction, but at least two thirds of
+              its added lines (non-blank, not already in the file at the pin)
+              are in the ref's files; the commit that brought them is named
+  conflict    it needs a refresh (the failing hunk is shown)
+
+The first scanned release (a tag) where a patch is present or superseded
+obsoletes it. --write records that release as the Applied-Upstream header
+of each patch found present there.
+
+Exit codes: 0 every patch applies at every scanned ref; 1 a patch is
+present, partial, superseded or in conflict somewhere; 2 bad input.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Images = args
+			if f.UpstreamURL != "" && len(args) != 1 {
+				return &cmdutil.UsageError{Err: errors.New("--upstream-url replaces the upstream of one image: name exactly one IMAGE")}
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return run(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringSliceVar(&opts.Refs, "refs", nil, "scan these upstream refs (tags, branches or commit ids), in this order, instead of the releases and branches of the spec")
+	cmd.Flags().BoolVar(&opts.Write, "write", false, "add or update the Applied-Upstream header of each patch found present in a release")
+	return cmd
+}
+
+func run(ctx context.Context, opts *Options) error {
+	f := opts.Factory
+	format, err := f.Format()
+	if err != nil {
+		return err
+	}
+	root, err := f.ResolveRoot()
+	if err != nil {
+		return err
+	}
+	cacheDir, err := f.ResolveCacheDir()
+	if err != nil {
+		return err
+	}
+	images := opts.Images
+	if len(images) == 0 {
+		if images, err = spec.List(root); err != nil {
+			return err
+		}
+	}
+	env := pipeline.Env{Root: root, CacheDir: cacheDir, UpstreamURL: f.UpstreamURL, Offline: f.Offline, Progress: f.IO.Progress()}
+	fetched := map[string]bool{}
+	var results []report.Obsolete
+	findings := false
+	for _, name := range images {
+		res, err := checkImage(ctx, env, name, opts, fetched)
+		if err != nil {
+			return err
+		}
+		findings = findings || res.Report.Findings()
+		results = append(results, res)
+	}
+	if err := report.RenderObsolete(f.IO.Out, format, results, len(opts.Images) == 1); err != nil {
+		return err
+	}
+	if findings {
+		return diag.ErrFindings
+	}
+	return nil
+}
+
+// checkImage prepares one image, refreshes its upstream cache once per run
+// (fetched remembers the URLs done), scans it and, with --write, records the
+// Applied-Upstream headers.
+func checkImage(ctx context.Context, env pipeline.Env, name string, opts *Options, fetched map[string]bool) (report.Obsolete, error) {
+	im, err := pipeline.Prepare(ctx, env, name, "")
+	if err != nil {
+		return report.Obsolete{}, err
+	}
+	defer im.Close()
+	if !fetched[im.URL] {
+		if err := im.Cache.Fetch(ctx); err != nil {
+			return report.Obsolete{}, err
+		}
+		fetched[im.URL] = true
+	}
+	rep, err := obsoletestage.Check(ctx, obsoletestage.Input{
+		Cache: im.Cache, Spec: im.Spec, PinCommit: im.Commit, Patches: im.Patches, Refs: opts.Refs,
+	})
+	if err != nil {
+		return report.Obsolete{}, err
+	}
+	out := report.Obsolete{Image: name, Report: rep, Write: opts.Write}
+	if opts.Write {
+		if out.Written, err = obsoletestage.WriteHeaders(env.Root, rep); err != nil {
+			return report.Obsolete{}, err
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,178 @@
+package obsolete
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/patchkit/patchkit/internal/series"
+)
+
+// AppliedUpstreamKey is the header field that records the first upstream
+// release carrying a patch.
+const AppliedUpstreamKey = "Applied-Upstream"
+
+// SetAppliedUpstream returns p's bytes with its Applied-Upstream header field
+// set to tag, and whether that changed anything. An existing field (with its
+// continuation lines) is replaced in place, keeping the key as written; a new
+// field goes after the last header field, or, when the header has no fields,
+// just before the first diff line. Every other byte stays as it was, and the
+// line ending follows the neighbouring line. The result is parsed again to
+// check that the header says tag and the diff is unchanged.
+func SetAppliedUpstream(p *series.Patch, tag string) ([]byte, bool, error) {
+	if tag == "" || strings.ContainsAny(tag, "\r\n") {
+		return nil, false, fmt.Errorf("%s: invalid Applied-Upstream value %q", p.Path, tag)
+	}
+	if p.Header.AppliedUpstream == tag {
+		return p.Raw, false, nil
+	}
+	lines := splitKeep(string(p.Raw))
+	nHead := min(p.Header.Lines, len(lines))
+	var at, drop int // replace lines[at:at+drop] with the field
+	key := AppliedUpstreamKey
+	eolOf := func(i int) string {
+		if i >= 0 && i < len(lines) && strings.HasSuffix(lines[i], "\r\n") {
+			return "\r\n"
+		}
+		return "\n"
+	}
+	eol := "\n"
+	var existing *series.Field
+	for i := range p.Header.Fields {
+		if strings.EqualFold(p.Header.Fields[i].Key, AppliedUpstreamKey) {
+			existing = &p.Header.Fields[i]
+			break
+		}
+	}
+	switch {
+	case existing != nil:
+		at = existing.Line - 1
+		drop = 1 + strings.Count(existing.Value, "\n")
+		key = existing.Key
+		eol = eolOf(at)
+	case len(p.Header.Fields) > 0:
+		last := p.Header.Fields[len(p.Header.Fields)-1]
+		at = last.Line - 1 + 1 + strings.Count(last.Value, "\n")
+		eol = eolOf(at - 1)
+	default:
+		at = nHead
+		eol = eolOf(at - 1)
+		if at == 0 {
+			eol = eolOf(0)
+		}
+	}
+	if at < 0 || at > nHead || at+drop > nHead {
+		return nil, false, fmt.Errorf("%s: cannot place the %s field in the header", p.Path, AppliedUpstreamKey)
+	}
+	var b bytes.Buffer
+	for _, l := range lines[:at] {
+		b.WriteString(l)
+	}
+	if at > 0 && !strings.HasSuffix(lines[at-1], "\n") {
+		b.WriteString(eol)
+	}
+	b.WriteString(key + ": " + tag + eol)
+	for _, l := range lines[at+drop:] {
+		b.WriteString(l)
+	}
+	out := b.Bytes()
+	np, err := series.Parse(p.Path, out)
+	if err != nil {
+		return nil, false, fmt.Errorf("%s: the patch would not parse with %s: %s: %w", p.Path, key, tag, err)
+	}
+	if np.Header.AppliedUpstream != tag || !bytes.Equal(np.Diff(), p.Diff()) {
+		return nil, false, fmt.Errorf("%s: setting %s: %s would change more than the header field", p.Path, key, tag)
+	}
+	return out, true, nil
+}
+
+// WriteAppliedUpstream sets the Applied-Upstream field of the patch file at
+// file (p as it was loaded from it) to tag, atomically: the new content goes
+// to a temporary file beside it, renamed over it. A symbolic link is followed
+// and its target written. It refuses a file that changed since p was read.
+// changed is false when the field already said tag.
+func WriteAppliedUpstream(file string, p *series.Patch, tag string) (changed bool, err error) {
+	out, changed, err := SetAppliedUpstream(p, tag)
+	if err != nil || !changed {
+		return false, err
+	}
+	real, err := filepath.EvalSymlinks(file)
+	if err != nil {
+		return false, fmt.Errorf("writing %s: %w", p.Path, err)
+	}
+	cur, err := os.ReadFile(real)
+	if err != nil {
+		return false, fmt.Errorf("writing %s: %w", p.Path, err)
+	}
+	if !bytes.Equal(cur, p.Raw) {
+		return false, fmt.Errorf("writing %s: the file changed since it was read; run again", p.Path)
+	}
+	st, err := os.Stat(real)
+	if err != nil {
+		return false, fmt.Errorf("writing %s: %w", p.Path, err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(real), "."+filepath.Base(real)+".tmp-*")
+	if err != nil {
+		return false, fmt.Errorf("writing %s: %w", p.Path, err)
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err = tmp.Write(out); err != nil {
+		return false, fmt.Errorf("writing %s: %w", p.Path, err)
+	}
+	if err = tmp.Chmod(st.Mode().Perm()); err != nil {
+		return false, fmt.Errorf("writing %s: %w", p.Path, err)
+	}
+	if err = tmp.Sync(); err != nil {
+		return false, fmt.Errorf("writing %s: %w", p.Path, err)
+	}
+	if err = tmp.Close(); err != nil {
+		return false, fmt.Errorf("writing %s: %w", p.Path, err)
+	}
+	if err = os.Rename(tmp.Name(), real); err != nil {
+		return false, fmt.Errorf("writing %s: %w", p.Path, err)
+	}
+	return true, nil
+}
+
+// Written is one Applied-Upstream field that WriteHeaders set.
+type Written struct {
+	// File is the patch file, as series.Patch.Path names it.
+	File string `json:"file"`
+	// AppliedUpstream is the release written.
+	AppliedUpstream string `json:"appliedUpstream"`
+	// Previous is the field's value before, "" when there was none.
+	Previous string `json:"previous,omitempty"`
+}
+
+// WriteHeaders records the removal note of every patch found present: for
+// each patch whose status at its ObsoletedBy release is present, it sets the
+// patch file's Applied-Upstream field to that release (see
+// WriteAppliedUpstream). root is the repository root that patch paths are
+// relative to. It returns the fields it changed; a field that already says
+// the release is left alone.
+func WriteHeaders(root string, rep *Report) ([]Written, error) {
+	var out []Written
+	for i := range rep.Patches {
+		p := &rep.Patches[i]
+		r := p.Obsoleting()
+		if r == nil || r.Status != StatusPresent || p.Patch == nil {
+			continue
+		}
+		file := filepath.Join(root, filepath.FromSlash(p.Patch.Path))
+		changed, err := WriteAppliedUpstream(file, p.Patch, p.ObsoletedBy)
+		if err != nil {
+			return out, err
+		}
+		if changed {
+			out = append(out, Written{File: p.File, AppliedUpstream: p.ObsoletedBy, Previous: p.Patch.Header.AppliedUpstream})
+		}
+	}
+	return out, nil
+}

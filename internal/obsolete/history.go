@@ -1,0 +1,347 @@
+package obsolete
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+
+	"github.com/patchkit/patchkit/internal/series"
+)
+
+// history is the upstream history between the pin and the scanned refs: every
+// commit reachable from one of the refs and not from the pin (the range), as
+// one `git rev-list` gives it, and the patch-ids of the commits in the range
+// that touch a path of the series, computed once from one `git log -p`.
+type history struct {
+	// commits are the range, oldest first (git's topological order, reversed).
+	commits []*commit
+	index   map[string]int
+	// byPatchID lists the relevant commits of each patch-id, oldest first.
+	byPatchID map[string][]int
+	// relevant are the indexes of the commits that touch a path of the
+	// series, oldest first.
+	relevant []int
+	// reach caches, per ref commit, the set of range commits it reaches.
+	reach map[string]bitset
+}
+
+// commit is one commit of the range.
+type commit struct {
+	id      string
+	parents []int // parents inside the range
+	// Set for relevant commits only.
+	relevant bool
+	subject  string
+	patchID  string
+	paths    map[string]bool
+}
+
+type bitset []uint64
+
+func newBitset(n int) bitset              { return make(bitset, (n+63)/64) }
+func (b bitset) set(i int)                { b[i/64] |= 1 << (uint(i) % 64) }
+func (b bitset) has(i int) bool           { return b[i/64]&(1<<(uint(i)%64)) != 0 }
+func (h *history) inRange(id string) bool { _, ok := h.index[id]; return ok }
+
+// gitRunner runs git on the bare cache. stdin may be nil; out receives stdout.
+type gitRunner struct {
+	bin    string // the git executable
+	gitDir string
+}
+
+// gitEnv is the environment git runs with: no user or system configuration
+// (so no aliases, diff drivers, rename or prefix settings change the output),
+// literal pathspecs, and no prompts.
+func gitEnv() []string {
+	env := []string{}
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "GIT_") || strings.HasPrefix(kv, "LC_") || strings.HasPrefix(kv, "LANG=") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env,
+		"GIT_CONFIG_NOSYSTEM=1",
+		"GIT_CONFIG_GLOBAL=/dev/null",
+		"GIT_LITERAL_PATHSPECS=1",
+		"GIT_TERMINAL_PROMPT=0",
+		"GIT_NO_REPLACE_OBJECTS=1",
+		"LC_ALL=C",
+	)
+}
+
+// run runs git with args, feeding stdin, and passes its stdout to consume.
+// An error carries git's stderr.
+func (g gitRunner) run(ctx context.Context, stdin []byte, consume func(io.Reader) error, args ...string) error {
+	full := append([]string{"--git-dir", g.gitDir}, args...)
+	cmd := exec.CommandContext(ctx, g.bin, full...)
+	cmd.Env = gitEnv()
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("obsolete-check needs the git CLI to compute the patch-ids of upstream commits: %w", err)
+		}
+		return fmt.Errorf("running git %s: %w", args[0], err)
+	}
+	cerr := consume(out)
+	if cerr != nil {
+		// Let git end before waiting on it.
+		io.Copy(io.Discard, out)
+	}
+	werr := cmd.Wait()
+	if werr != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("git %s in %s: %w: %s", args[0], g.gitDir, werr, msg)
+	}
+	return cerr
+}
+
+// loadRange lists the range: commits reachable from tips and not from pin,
+// with their parents. The git CLI stops at shallow boundaries by itself.
+func loadRange(ctx context.Context, g gitRunner, pin string, tips []string) (*history, error) {
+	h := &history{index: map[string]int{}, byPatchID: map[string][]int{}, reach: map[string]bitset{}}
+	if len(tips) == 0 {
+		return h, nil
+	}
+	var in bytes.Buffer
+	for _, t := range tips {
+		in.WriteString(t + "\n")
+	}
+	in.WriteString("^" + pin + "\n")
+	var lines [][]string
+	err := g.run(ctx, in.Bytes(), func(r io.Reader) error {
+		sc := bufio.NewScanner(r)
+		sc.Buffer(make([]byte, 64<<10), 16<<20)
+		for sc.Scan() {
+			f := strings.Fields(sc.Text())
+			if len(f) > 0 {
+				lines = append(lines, f)
+			}
+		}
+		return sc.Err()
+	}, "rev-list", "--topo-order", "--reverse", "--parents", "--stdin")
+	if err != nil {
+		return nil, fmt.Errorf("listing upstream commits after the pin: %w", err)
+	}
+	h.commits = make([]*commit, len(lines))
+	for i, f := range lines {
+		h.commits[i] = &commit{id: f[0]}
+		h.index[f[0]] = i
+	}
+	for i, f := range lines {
+		for _, p := range f[1:] {
+			if j, ok := h.index[p]; ok {
+				h.commits[i].parents = append(h.commits[i].parents, j)
+			}
+		}
+	}
+	return h, nil
+}
+
+// commitMark starts a commit in the log output: git never starts a diff line
+// with a control character.
+const commitMark = '\x01'
+
+// loadPatchIDs reads the diffs of the range commits that touch paths, with
+// one `git log -p`, and records their patch-ids (git patch-id --stable, as
+// series.PatchID computes it), subjects and touched paths. Merges are left
+// out: git shows no diff for them.
+func (h *history) loadPatchIDs(ctx context.Context, g gitRunner, pin string, tips, paths []string) error {
+	if len(tips) == 0 || len(paths) == 0 || len(h.commits) == 0 {
+		return nil
+	}
+	var in bytes.Buffer
+	for _, t := range tips {
+		in.WriteString(t + "\n")
+	}
+	in.WriteString("^" + pin + "\n--\n")
+	for _, p := range paths {
+		in.WriteString(p + "\n")
+	}
+	var cur *commit
+	var buf bytes.Buffer
+	flush := func() {
+		if cur == nil {
+			return
+		}
+		if id, err := series.PatchID(buf.Bytes()); err == nil {
+			cur.patchID = id
+		}
+		buf.Reset()
+		cur = nil
+	}
+	err := g.run(ctx, in.Bytes(), func(r io.Reader) error {
+		br := bufio.NewReaderSize(r, 256<<10)
+		for {
+			line, err := br.ReadBytes('\n')
+			if len(line) > 0 {
+				if line[0] == commitMark {
+					flush()
+					head := strings.TrimRight(string(line[1:]), "\n")
+					id, subject, _ := strings.Cut(head, " ")
+					if i, ok := h.index[id]; ok {
+						cur = h.commits[i]
+						cur.relevant = true
+						cur.subject = subject
+						cur.paths = map[string]bool{}
+					}
+				} else if cur != nil {
+					buf.Write(line)
+					notePaths(cur.paths, line)
+				}
+			}
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return err
+			}
+		}
+		flush()
+		return nil
+	}, "log", "--no-merges", "--full-diff", "-p", "--full-index", "--binary",
+		"--no-textconv", "--no-ext-diff", "--no-color", "--diff-merges=off",
+		"--format=%x01%H %s", "--stdin")
+	if err != nil {
+		return fmt.Errorf("reading the diffs of upstream commits after the pin: %w", err)
+	}
+	for i, c := range h.commits {
+		if !c.relevant {
+			continue
+		}
+		h.relevant = append(h.relevant, i)
+		if c.patchID != "" {
+			h.byPatchID[c.patchID] = append(h.byPatchID[c.patchID], i)
+		}
+	}
+	return nil
+}
+
+// notePaths records the paths a diff header line names.
+func notePaths(paths map[string]bool, line []byte) {
+	s := strings.TrimRight(string(line), "\r\n")
+	switch {
+	case strings.HasPrefix(s, "diff --git "):
+		for _, n := range diffGitNames(s[len("diff --git "):]) {
+			paths[n] = true
+		}
+	case strings.HasPrefix(s, "--- a/"), strings.HasPrefix(s, "+++ b/"):
+		// git ends a name with a space in it with a tab.
+		paths[strings.TrimSuffix(s[len("--- a/"):], "\t")] = true
+	case strings.HasPrefix(s, `--- "a/`), strings.HasPrefix(s, `+++ "b/`):
+		if u, err := strconv.Unquote(strings.TrimSuffix(s[4:], "\t")); err == nil {
+			paths[u[2:]] = true
+		}
+	default:
+		for _, pre := range []string{"rename from ", "rename to ", "copy from ", "copy to "} {
+			if rest, ok := strings.CutPrefix(s, pre); ok {
+				if strings.HasPrefix(rest, `"`) {
+					if u, err := strconv.Unquote(rest); err == nil {
+						rest = u
+					}
+				}
+				paths[rest] = true
+			}
+		}
+	}
+}
+
+// diffGitNames reads the two names of a "diff --git a/X b/Y" line (without
+// its prefix). Unquoted names with spaces are only read when both are equal.
+func diffGitNames(s string) []string {
+	if strings.HasPrefix(s, `"`) {
+		var out []string
+		for s != "" {
+			s = strings.TrimLeft(s, " ")
+			var tok string
+			if strings.HasPrefix(s, `"`) {
+				q, err := strconv.QuotedPrefix(s)
+				if err != nil {
+					return out
+				}
+				tok, _ = strconv.Unquote(q)
+				s = s[len(q):]
+			} else {
+				tok, s, _ = strings.Cut(s, " ")
+			}
+			if len(tok) > 2 {
+				out = append(out, tok[2:])
+			}
+		}
+		return out
+	}
+	if (len(s)-1)%2 == 0 {
+		half := (len(s) - 1) / 2
+		a, b := s[:half], s[half+1:]
+		if len(a) > 2 && len(b) > 2 && a[2:] == b[2:] {
+			return []string{a[2:]}
+		}
+	}
+	if a, b, ok := strings.Cut(s, " "); ok && len(a) > 2 && len(b) > 2 {
+		return []string{a[2:], b[2:]}
+	}
+	return nil
+}
+
+// reachable returns the range commits that tip reaches (none when tip is not
+// in the range: the pin reaches it).
+func (h *history) reachable(tip string) bitset {
+	if b, ok := h.reach[tip]; ok {
+		return b
+	}
+	b := newBitset(len(h.commits))
+	if start, ok := h.index[tip]; ok {
+		stack := []int{start}
+		b.set(start)
+		for len(stack) > 0 {
+			i := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			for _, p := range h.commits[i].parents {
+				if !b.has(p) {
+					b.set(p)
+					stack = append(stack, p)
+				}
+			}
+		}
+	}
+	h.reach[tip] = b
+	return b
+}
+
+// patchIDCommit returns the oldest commit with patch-id id that tip reaches
+// and the pin does not, or nil.
+func (h *history) patchIDCommit(id, tip string) *commit {
+	if id == "" {
+		return nil
+	}
+	cands := h.byPatchID[id]
+	if len(cands) == 0 {
+		return nil
+	}
+	reach := h.reachable(tip)
+	for _, i := range cands {
+		if reach.has(i) {
+			return h.commits[i]
+		}
+	}
+	return nil
+}

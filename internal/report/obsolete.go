@@ -1,0 +1,522 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/patchkit/patchkit/internal/apply"
+	"github.com/patchkit/patchkit/internal/obsolete"
+)
+
+// Obsolete is the result of `patchkit obsolete-check` for one image.
+type Obsolete struct {
+	Image  string
+	Report *obsolete.Report
+	// Write says --write was given; Written lists the Applied-Upstream
+	// fields it changed.
+	Write   bool
+	Written []obsolete.Written
+}
+
+// obsoleteJSON is the JSON shape DESIGN.md fixes, with the evidence added.
+type obsoleteJSON struct {
+	Image     string `json:"image"`
+	URL       string `json:"url"`
+	Pin       string `json:"pin"`
+	PinCommit string `json:"pinCommit"`
+	// Refs are the scanned ref names, in scan order; RefsInfo says more.
+	Refs     []string           `json:"refs"`
+	RefsInfo []obsolete.Ref     `json:"refsInfo"`
+	OK       bool               `json:"ok"`
+	Patches  []obsoletePatch    `json:"patches"`
+	Written  []obsolete.Written `json:"written,omitempty"`
+}
+
+type obsoletePatch struct {
+	File            string           `json:"file"`
+	ObsoletedBy     *string          `json:"obsoletedBy"`
+	Commit          *string          `json:"commit"`
+	Evidence        string           `json:"evidence,omitempty"`
+	NeededAgainAt   string           `json:"neededAgainAt,omitempty"`
+	AppliedUpstream string           `json:"appliedUpstream,omitempty"`
+	Results         []obsoleteResult `json:"results"`
+}
+
+type obsoleteResult struct {
+	Ref        string              `json:"ref"`
+	Status     string              `json:"status"`
+	Commit     *string             `json:"commit"`
+	Subject    string              `json:"subject,omitempty"`
+	Via        string              `json:"via"`
+	Evidence   string              `json:"evidence"`
+	Offsets    []apply.HunkResult  `json:"offsets,omitempty"`
+	Hunks      []obsolete.Hunk     `json:"hunks,omitempty"`
+	AddedLines *obsolete.LineMatch `json:"addedLines,omitempty"`
+	Conflict   *apply.Problem      `json:"conflict,omitempty"`
+}
+
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func (o Obsolete) json() obsoleteJSON {
+	r := o.Report
+	out := obsoleteJSON{
+		Image: o.Image, URL: Redact(r.URL), Pin: r.Pin, PinCommit: r.PinCommit,
+		Refs: []string{}, RefsInfo: r.Refs, OK: !r.Findings(), Patches: []obsoletePatch{},
+	}
+	if out.RefsInfo == nil {
+		out.RefsInfo = []obsolete.Ref{}
+	}
+	for _, ref := range r.Refs {
+		out.Refs = append(out.Refs, ref.Name)
+	}
+	for i := range r.Patches {
+		p := &r.Patches[i]
+		jp := obsoletePatch{
+			File: p.File, ObsoletedBy: nullable(p.ObsoletedBy), Commit: nullable(p.Commit),
+			NeededAgainAt: p.NeededAgainAt, Results: []obsoleteResult{},
+		}
+		if p.Patch != nil {
+			jp.AppliedUpstream = p.Patch.Header.AppliedUpstream
+		}
+		if res := p.Obsoleting(); res != nil {
+			jp.Evidence = res.Evidence
+		}
+		for _, res := range p.Results {
+			jp.Results = append(jp.Results, obsoleteResult{
+				Ref: res.Ref, Status: res.Status, Commit: nullable(res.Commit), Subject: res.Subject,
+				Via: res.Via, Evidence: res.Evidence, Offsets: res.Offsets, Hunks: res.Hunks,
+				AddedLines: res.AddedLines, Conflict: res.Conflict,
+			})
+		}
+		out.Patches = append(out.Patches, jp)
+	}
+	if o.Write {
+		out.Written = o.Written
+		if out.Written == nil {
+			out.Written = []obsolete.Written{}
+		}
+	}
+	return out
+}
+
+// RenderObsolete writes obsolete-check results in format f. single says
+// whether exactly one image was named (JSON is then one object).
+func RenderObsolete(w io.Writer, f Format, results []Obsolete, single bool) error {
+	switch f {
+	case JSON:
+		items := make([]obsoleteJSON, len(results))
+		for i, r := range results {
+			items[i] = r.json()
+		}
+		return writeJSON(w, items, single)
+	case Markdown:
+		return obsoleteMarkdown(w, results)
+	case GitHub:
+		return obsoleteGitHub(w, results)
+	default:
+		return obsoleteText(w, results)
+	}
+}
+
+// refGroup is a run of consecutive refs, of the same kind, at which every
+// patch has the same status: tables show it as one column.
+type refGroup struct{ first, last int }
+
+func groupRefs(r *obsolete.Report) []refGroup {
+	var out []refGroup
+	same := func(a, b int) bool {
+		ra, rb := r.Refs[a], r.Refs[b]
+		if ra.Kind != rb.Kind || ra.NonSemver != rb.NonSemver || ra.Kind != obsolete.KindTag {
+			return false
+		}
+		for _, p := range r.Patches {
+			if p.Results[a].Status != p.Results[b].Status {
+				return false
+			}
+		}
+		return true
+	}
+	for i := range r.Refs {
+		if n := len(out); n > 0 && same(out[n-1].last, i) {
+			out[n-1].last = i
+			continue
+		}
+		out = append(out, refGroup{i, i})
+	}
+	return out
+}
+
+func (g refGroup) label(r *obsolete.Report) string {
+	name := func(i int) string {
+		if r.Refs[i].NonSemver {
+			return r.Refs[i].Name + "*"
+		}
+		return r.Refs[i].Name
+	}
+	if g.first == g.last {
+		return name(g.first)
+	}
+	return fmt.Sprintf("%s..%s (%d)", name(g.first), name(g.last), g.last-g.first+1)
+}
+
+func hasNonSemver(r *obsolete.Report) bool {
+	for _, ref := range r.Refs {
+		if ref.NonSemver {
+			return true
+		}
+	}
+	return false
+}
+
+// obsoletedCell says which release obsoleted a patch, or "-".
+func obsoletedCell(p *obsolete.PatchReport) string {
+	if p.ObsoletedBy == "" {
+		return "-"
+	}
+	s := fmt.Sprintf("%s (%s)", p.ObsoletedBy, obsolete.Short(p.Commit))
+	if p.NeededAgainAt != "" {
+		s += ", needed again at " + p.NeededAgainAt
+	}
+	return s
+}
+
+// maxTextColumns is the number of ref columns above which the text table
+// turns: one row per run of refs, one column per patch.
+const maxTextColumns = 6
+
+func obsoleteText(w io.Writer, results []Obsolete) error {
+	var b strings.Builder
+	for n, o := range results {
+		if n > 0 {
+			b.WriteString("\n")
+		}
+		r := o.Report
+		pin := r.Pin
+		if r.PinCommit != "" && r.PinCommit != r.Pin {
+			pin += " (" + obsolete.Short(r.PinCommit) + ")"
+		}
+		fmt.Fprintf(&b, "%s: %s against %s, pinned at %s; %s scanned\n",
+			o.Image, plural(len(r.Patches), "patch", "patches"), Redact(r.URL), pin, plural(len(r.Refs), "ref", "refs"))
+		if len(r.Refs) == 0 {
+			b.WriteString("  no upstream ref newer than the pin matches upstream.releases, and no branch is configured\n")
+			continue
+		}
+		groups := groupRefs(r)
+		if len(groups) <= maxTextColumns {
+			textByPatch(&b, r, groups)
+		} else {
+			textByRef(&b, r, groups)
+		}
+		if hasNonSemver(r) {
+			b.WriteString("  * not a semantic version: ordered by commit date, after the versions\n")
+		}
+		textEvidence(&b, r)
+		if o.Write {
+			if len(o.Written) == 0 {
+				b.WriteString("  --write: every Applied-Upstream field is up to date\n")
+			}
+			for _, wr := range o.Written {
+				if wr.Previous != "" {
+					fmt.Fprintf(&b, "  wrote %s: Applied-Upstream: %s (was %s)\n", wr.File, wr.AppliedUpstream, wr.Previous)
+				} else {
+					fmt.Fprintf(&b, "  wrote %s: Applied-Upstream: %s\n", wr.File, wr.AppliedUpstream)
+				}
+			}
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// writeTable writes rows as left-aligned columns, indented, two spaces apart.
+func writeTable(b *strings.Builder, indent string, rows [][]string) {
+	var width []int
+	for _, row := range rows {
+		for i, c := range row {
+			if i >= len(width) {
+				width = append(width, 0)
+			}
+			width[i] = max(width[i], len([]rune(c)))
+		}
+	}
+	for _, row := range rows {
+		line := indent
+		for i, c := range row {
+			if i == len(row)-1 {
+				line += c
+				break
+			}
+			line += c + strings.Repeat(" ", width[i]-len([]rune(c))+2)
+		}
+		b.WriteString(strings.TrimRight(line, " ") + "\n")
+	}
+}
+
+func textByPatch(b *strings.Builder, r *obsolete.Report, groups []refGroup) {
+	head := []string{"PATCH"}
+	for _, g := range groups {
+		head = append(head, g.label(r))
+	}
+	head = append(head, "OBSOLETED BY")
+	rows := [][]string{head}
+	for i := range r.Patches {
+		p := &r.Patches[i]
+		row := []string{p.File}
+		for _, g := range groups {
+			row = append(row, p.Results[g.first].Status)
+		}
+		rows = append(rows, append(row, obsoletedCell(p)))
+	}
+	writeTable(b, "  ", rows)
+}
+
+func textByRef(b *strings.Builder, r *obsolete.Report, groups []refGroup) {
+	rows := [][]string{}
+	for i := range r.Patches {
+		p := &r.Patches[i]
+		rows = append(rows, []string{fmt.Sprintf("#%d", i+1), p.File, "obsoleted by " + obsoletedCell(p)})
+	}
+	writeTable(b, "  ", rows)
+	b.WriteString("\n")
+	head := []string{"REF"}
+	for i := range r.Patches {
+		head = append(head, fmt.Sprintf("#%d", i+1))
+	}
+	rows = [][]string{head}
+	for _, g := range groups {
+		row := []string{g.label(r)}
+		for i := range r.Patches {
+			row = append(row, r.Patches[i].Results[g.first].Status)
+		}
+		rows = append(rows, row)
+	}
+	writeTable(b, "  ", rows)
+}
+
+// evidenceRun is a run of consecutive refs at which a patch has the same
+// evidence.
+type evidenceRun struct {
+	first, last int
+	res         obsolete.Result
+}
+
+func evidenceRuns(p *obsolete.PatchReport) []evidenceRun {
+	var out []evidenceRun
+	key := func(r obsolete.Result) string { return r.Status + "\x00" + r.Via + "\x00" + r.Evidence }
+	for i, res := range p.Results {
+		if n := len(out); n > 0 && key(out[n-1].res) == key(res) {
+			out[n-1].last = i
+			continue
+		}
+		out = append(out, evidenceRun{i, i, res})
+	}
+	return out
+}
+
+func (e evidenceRun) refs(r *obsolete.Report) string {
+	if e.first == e.last {
+		return r.Refs[e.first].Name
+	}
+	return r.Refs[e.first].Name + ".." + r.Refs[e.last].Name
+}
+
+// textEvidence writes, per patch, the evidence of each run of refs, but for
+// refs where it simply applies.
+func textEvidence(b *strings.Builder, r *obsolete.Report) {
+	started := false
+	for i := range r.Patches {
+		p := &r.Patches[i]
+		shown := false
+		conflictShown := false
+		for k, run := range evidenceRuns(p) {
+			res := run.res
+			if k == 0 && res.Status == obsolete.StatusApplies && len(offsetsMoved(res.Offsets)) == 0 {
+				continue
+			}
+			if !started {
+				b.WriteString("\n")
+				started = true
+			}
+			if !shown {
+				fmt.Fprintf(b, "  %s\n", p.File)
+				shown = true
+			}
+			if c := res.Conflict; c != nil && !conflictShown {
+				// The problem says what the evidence says, and shows the hunk.
+				conflictShown = true
+				fmt.Fprintf(b, "    %s: %s\n", run.refs(r), res.Status)
+				writeProblem(b, "      ", *c)
+				if rest, ok := strings.CutPrefix(res.Evidence, c.Message); ok {
+					rest = strings.TrimPrefix(rest, fmt.Sprintf(" (patch line %d)", c.Line))
+					if more, ok := strings.CutPrefix(rest, "; "); ok {
+						fmt.Fprintf(b, "      %s\n", more)
+					}
+				}
+				continue
+			}
+			fmt.Fprintf(b, "    %s: %s: %s\n", run.refs(r), res.Status, res.Evidence)
+		}
+	}
+}
+
+func offsetsMoved(hs []apply.HunkResult) []apply.HunkResult {
+	var out []apply.HunkResult
+	for _, h := range hs {
+		if h.Offset != 0 {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+var mdStatus = map[string]string{
+	obsolete.StatusApplies:    "applies",
+	obsolete.StatusPresent:    "🟢 **present**",
+	obsolete.StatusSuperseded: "🟢 **superseded**",
+	obsolete.StatusPartial:    "🟡 **partial**",
+	obsolete.StatusConflict:   "🔴 **conflict**",
+}
+
+func obsoleteMarkdown(w io.Writer, results []Obsolete) error {
+	var b strings.Builder
+	for _, o := range results {
+		r := o.Report
+		fmt.Fprintf(&b, "### obsolete-check: `%s` pinned at `%s` (`%s`)\n\n", o.Image, r.Pin, obsolete.Short(r.PinCommit))
+		if len(r.Refs) == 0 {
+			b.WriteString("No upstream ref newer than the pin to scan.\n\n")
+			continue
+		}
+		groups := groupRefs(r)
+		b.WriteString("| patch |")
+		for _, g := range groups {
+			fmt.Fprintf(&b, " `%s` |", mdCell(g.label(r)))
+		}
+		b.WriteString(" first obsoleting release | evidence |\n|---|")
+		for range groups {
+			b.WriteString("---|")
+		}
+		b.WriteString("---|---|\n")
+		for i := range r.Patches {
+			p := &r.Patches[i]
+			fmt.Fprintf(&b, "| `%s` |", mdCell(p.File))
+			for _, g := range groups {
+				fmt.Fprintf(&b, " %s |", mdStatus[p.Results[g.first].Status])
+			}
+			first, ev := "", ""
+			if res := p.Obsoleting(); res != nil {
+				first = fmt.Sprintf("`%s` (`%s`)", p.ObsoletedBy, obsolete.Short(p.Commit))
+				if p.NeededAgainAt != "" {
+					first += fmt.Sprintf(", needed again at `%s`", p.NeededAgainAt)
+				}
+				ev = res.Evidence
+			} else {
+				for _, res := range p.Results {
+					if res.Finding() {
+						ev = fmt.Sprintf("at `%s`: %s", res.Ref, res.Evidence)
+						break
+					}
+				}
+			}
+			fmt.Fprintf(&b, " %s | %s |\n", mdCell(first), mdCell(ev))
+		}
+		if hasNonSemver(r) {
+			b.WriteString("\n\\* not a semantic version: ordered by commit date, after the versions.\n")
+		}
+		for _, wr := range o.Written {
+			fmt.Fprintf(&b, "\nWrote `Applied-Upstream: %s` to `%s`.\n", wr.AppliedUpstream, mdCell(wr.File))
+		}
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func obsoleteGitHub(w io.Writer, results []Obsolete) error {
+	var b strings.Builder
+	annotate := func(level, file string, line int, title, msg string) {
+		fmt.Fprintf(&b, "::%s file=%s,line=%d,title=%s::%s\n", level, ghProp(file), max(line, 1), ghProp(title), ghEscape(msg))
+	}
+	for _, o := range results {
+		r := o.Report
+		counts := map[string]int{}
+		for i := range r.Patches {
+			p := &r.Patches[i]
+			headerLine := 1
+			if p.Patch != nil {
+				for _, f := range p.Patch.Header.Fields {
+					if strings.EqualFold(f.Key, obsolete.AppliedUpstreamKey) {
+						headerLine = f.Line
+					}
+				}
+			}
+			done := map[string]bool{}
+			if res := p.Obsoleting(); res != nil {
+				msg := fmt.Sprintf("%s is %s in upstream %s (%s): %s. Remove the patch when moving to %s, and record it with Applied-Upstream: %s.",
+					p.File, res.Status, p.ObsoletedBy, obsolete.Short(p.Commit), res.Evidence, p.ObsoletedBy, p.ObsoletedBy)
+				if p.NeededAgainAt != "" {
+					msg += fmt.Sprintf(" Upstream needs it again at %s.", p.NeededAgainAt)
+				}
+				annotate("warning", p.File, headerLine, "patchkit obsolete-check: obsolete", msg)
+				done[res.Status] = true
+				counts["obsolete"]++
+			}
+			for _, res := range p.Results {
+				if !res.Finding() || done[res.Status] {
+					continue
+				}
+				done[res.Status] = true
+				switch res.Status {
+				case obsolete.StatusConflict:
+					counts["conflict"]++
+					file, line, msg := p.File, 1, fmt.Sprintf("%s no longer applies to upstream %s: %s", p.File, res.Ref, res.Evidence)
+					if c := res.Conflict; c != nil {
+						if c.File != "" {
+							file = c.File
+						}
+						line = c.Line
+						if c.Hunk != "" {
+							msg += "\n" + c.Hunk
+						}
+					}
+					annotate("error", file, line, "patchkit obsolete-check: conflict", msg)
+				case obsolete.StatusPartial:
+					counts["partial"]++
+					line := 1
+					for _, h := range res.Hunks {
+						if h.Status == obsolete.StatusPresent {
+							line = h.Line
+							break
+						}
+					}
+					annotate("warning", p.File, line, "patchkit obsolete-check: partial",
+						fmt.Sprintf("%s is partly upstream at %s: %s", p.File, res.Ref, res.Evidence))
+				default:
+					annotate("warning", p.File, headerLine, "patchkit obsolete-check: "+res.Status,
+						fmt.Sprintf("%s is %s at upstream %s: %s", p.File, res.Status, res.Ref, res.Evidence))
+				}
+			}
+		}
+		fmt.Fprintf(&b, "::notice title=patchkit obsolete-check::%s\n", ghEscape(fmt.Sprintf(
+			"%s: %s, %s scanned: %d obsoleted by a release, %d partly upstream, %d in conflict",
+			o.Image, plural(len(r.Patches), "patch", "patches"), plural(len(r.Refs), "ref", "refs"), counts["obsolete"], counts["partial"], counts["conflict"])))
+		for _, wr := range o.Written {
+			fmt.Fprintf(&b, "::notice file=%s,line=1,title=patchkit obsolete-check::%s\n", ghProp(wr.File),
+				ghEscape("wrote Applied-Upstream: "+wr.AppliedUpstream))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
