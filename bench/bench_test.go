@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/patchkit/patchkit/internal/gittest"
@@ -37,15 +36,46 @@ func TestMain(m *testing.M) {
 // run runs a command and returns its peak resident set size in KiB.
 func run(b *testing.B, dir string, name string, args ...string) int64 {
 	b.Helper()
-	cmd := exec.Command(name, args...)
+	cmd, rss := measured(name, args...)
 	cmd.Dir = dir
-	cmd.Env = gittest.Env()
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
 		b.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out.String())
 	}
-	return cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss
+	return rss()
+}
+
+// measured returns a command that runs name under GNU time, when the machine
+// has it (Debian package "time"), and a function that reads the command's
+// peak resident set size in KiB after it ran (0 without GNU time). The
+// rusage Go reports for a child is not reliable for this: in a process that
+// has reaped other children it can report their maximum instead.
+func measured(name string, args ...string) (*exec.Cmd, func() int64) {
+	timeBin, err := exec.LookPath("/usr/bin/time")
+	if err != nil {
+		cmd := exec.Command(name, args...)
+		cmd.Env = gittest.Env()
+		return cmd, func() int64 { return 0 }
+	}
+	f, err := os.CreateTemp("", "patchkit-bench-rss-*")
+	if err != nil {
+		panic(err)
+	}
+	f.Close()
+	cmd := exec.Command(timeBin, append([]string{"-f", "%M", "-o", f.Name(), name}, args...)...)
+	cmd.Env = gittest.Env()
+	return cmd, func() int64 {
+		defer os.Remove(f.Name())
+		b, _ := os.ReadFile(f.Name())
+		// GNU time prefixes "Command exited with non-zero status N" when it did
+		lines := strings.Fields(string(b))
+		var kib int64
+		if len(lines) > 0 {
+			fmt.Sscan(lines[len(lines)-1], &kib)
+		}
+		return kib
+	}
 }
 
 // fastImport builds a repository from a fast-import stream.
