@@ -10,15 +10,21 @@ BENCH      ?= .
 BENCHTIME  ?= 3x
 BENCHCOUNT ?= 1
 
-.PHONY: all build test bats demo bench lint docs fmt clean
+.PHONY: all bin build test bats demo bench lint docs fmt clean
 
-all: build
+all: bin
 
-build:
+## bin: build bin/patchkit.
+bin:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/patchkit
 
+## build: bin/patchkit, then every image unit. The `make image IMAGE=<name>`
+## lines below are the one list of units: hack/build-matrix.sh and
+## `patchkit verify` read them.
+build: bin
+
 ## test: vet, every Go test (parity, hostile, upstream, cmd), then the bats suite.
-test: build
+test: bin
 	$(GO) vet ./...
 	$(GO) test -count=1 $(PKGS)
 	$(MAKE) bats
@@ -30,11 +36,11 @@ $(BATS): tests/bats/package.json tests/bats/package-lock.json
 	touch $@
 
 ## bats: the command-line suite in tests/bats, against bin/patchkit.
-bats: build $(BATS)
+bats: bin $(BATS)
 	$(BATS) tests/bats
 
 ## demo: run the pipeline on the embedded example, offline.
-demo: build
+demo: bin
 	./examples/demo.sh $(BIN)
 
 ## bench: patchkit beside the git CLI on generated upstreams.

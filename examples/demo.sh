@@ -40,5 +40,13 @@ set -e
 echo "exit code $rc (1: a patch does not apply at v1.1.0)"
 [ "$rc" -eq 1 ]
 
+# Which upstream release made each patch obsolete? 0001 landed in v1.1.0.
+set +e
+pkw --offline obsolete-check greeter
+rc=$?
+set -e
+echo "exit code $rc (1: upstream carries a patch at a scanned ref)"
+[ "$rc" -eq 1 ]
+
 echo
 echo "demo done"
