@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/patchkit/patchkit/internal/diag"
+	"github.com/patchkit/patchkit/internal/pipeline"
 	"github.com/patchkit/patchkit/internal/report"
 	"github.com/patchkit/patchkit/internal/upstream"
 )
@@ -85,4 +86,19 @@ func ExitCode(err error) int {
 	default:
 		return ExitBadInput
 	}
+}
+
+// Env resolves the global flags every stage needs: the repository root, the
+// cache directory, the upstream override, offline mode and where progress
+// goes.
+func (f *Factory) Env() (pipeline.Env, error) {
+	root, err := f.ResolveRoot()
+	if err != nil {
+		return pipeline.Env{}, err
+	}
+	cacheDir, err := f.ResolveCacheDir()
+	if err != nil {
+		return pipeline.Env{}, err
+	}
+	return pipeline.Env{Root: root, CacheDir: cacheDir, UpstreamURL: f.UpstreamURL, Offline: f.Offline, Progress: f.IO.Progress()}, nil
 }

@@ -64,15 +64,11 @@ func run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	root, err := f.ResolveRoot()
+	env, err := f.Env()
 	if err != nil {
 		return err
 	}
-	cacheDir, err := f.ResolveCacheDir()
-	if err != nil {
-		return err
-	}
-	env := pipeline.Env{Root: root, CacheDir: cacheDir, UpstreamURL: f.UpstreamURL, Offline: f.Offline, Progress: f.IO.Progress()}
+	root := env.Root
 	im, err := pipeline.Prepare(ctx, env, opts.Image, opts.Ref)
 	if err != nil {
 		return err

@@ -79,21 +79,16 @@ func run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	root, err := f.ResolveRoot()
-	if err != nil {
-		return err
-	}
-	cacheDir, err := f.ResolveCacheDir()
+	env, err := f.Env()
 	if err != nil {
 		return err
 	}
 	images := opts.Images
 	if len(images) == 0 {
-		if images, err = spec.List(root); err != nil {
+		if images, err = spec.List(env.Root); err != nil {
 			return err
 		}
 	}
-	env := pipeline.Env{Root: root, CacheDir: cacheDir, UpstreamURL: f.UpstreamURL, Offline: f.Offline, Progress: f.IO.Progress()}
 	fetched := map[string]bool{}
 	var results []report.Obsolete
 	findings := false
