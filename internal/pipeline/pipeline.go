@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/patchkit/patchkit/internal/apply"
+	"github.com/patchkit/patchkit/internal/backport"
 	"github.com/patchkit/patchkit/internal/diag"
 	"github.com/patchkit/patchkit/internal/series"
 	"github.com/patchkit/patchkit/internal/spec"
@@ -49,7 +50,9 @@ func (im *Image) Close() error {
 //  1. spec: load and validate images/<name>/patchkit.yaml;
 //  2. series: parse every patch (bad input fails here, before any network);
 //  3. upstream: open the cache, fetching only what is missing;
-//  4. resolve ref (empty means the pin) to a commit.
+//  4. resolve ref (empty means the pin) to a commit;
+//  5. references: fill in each reference file with the diff of its upstream
+//     commit, checked against its Patch-Id (see Materialize).
 func Prepare(ctx context.Context, env Env, name, ref string) (*Image, error) {
 	s, err := spec.Load(env.Root, name)
 	if err != nil {
@@ -59,6 +62,25 @@ func Prepare(ctx context.Context, env Env, name, ref string) (*Image, error) {
 	if err != nil {
 		return nil, err
 	}
+	im, err := Open(ctx, env, s, ref)
+	if err != nil {
+		return nil, err
+	}
+	im.Patches = patches
+	for i, p := range im.Patches {
+		if im.Patches[i], err = im.Materialize(ctx, p); err != nil {
+			im.Close()
+			return nil, err
+		}
+	}
+	return im, nil
+}
+
+// Open runs Prepare's stages 3 and 4 for a spec already loaded: it opens the
+// upstream cache and resolves ref (empty means the pin). The Image has no
+// Patches; callers that load the series themselves (verify reports every bad
+// patch file instead of stopping at the first) set them.
+func Open(ctx context.Context, env Env, s *spec.Spec, ref string) (*Image, error) {
 	url := s.Upstream.URL
 	if env.UpstreamURL != "" {
 		url = env.UpstreamURL
@@ -70,7 +92,7 @@ func Prepare(ctx context.Context, env Env, name, ref string) (*Image, error) {
 	if err != nil {
 		return nil, err
 	}
-	im := &Image{Spec: s, URL: url, Cache: cache, Patches: patches, Ref: ref}
+	im := &Image{Spec: s, URL: url, Cache: cache, Ref: ref}
 	if im.Ref == "" {
 		im.Ref = s.Upstream.Ref
 	}
@@ -84,6 +106,30 @@ func Prepare(ctx context.Context, env Env, name, ref string) (*Image, error) {
 		return nil, refError(s, ref, fmt.Errorf("resolving %s: %w", im.Ref, err))
 	}
 	return im, nil
+}
+
+// Materialize returns p, or, for a reference file (series.Patch.IsReference),
+// the patch it stands for: its header and the diff of its upstream commit
+// (backport.Show, which runs the git CLI on the cache), fetched by id when the
+// cache lacks it. It is a *diag.InputError naming the file and line when
+// upstream does not have the commit, and when the commit's patch-id is no
+// longer the file's Patch-Id.
+func (im *Image) Materialize(ctx context.Context, p *series.Patch) (*series.Patch, error) {
+	if !p.IsReference() {
+		return p, nil
+	}
+	ref := p.Reference
+	if err := im.Cache.Ensure(ctx, ref.Commit); err != nil {
+		if errors.Is(err, upstream.ErrRefNotFound) {
+			return nil, &diag.InputError{File: p.Path, Line: ref.Line, Msg: fmt.Sprintf("upstream %s does not have commit %s", im.Cache.URL(), ref.Commit), Err: err}
+		}
+		return nil, fmt.Errorf("%s:%d: %w", p.Path, ref.Line, err)
+	}
+	diff, err := backport.Show(ctx, im.Cache, ref.Commit)
+	if err != nil {
+		return nil, fmt.Errorf("%s:%d: %w", p.Path, ref.Line, err)
+	}
+	return series.Materialize(p, diff)
 }
 
 // refError makes a pin that upstream does not have bad input naming the spec's

@@ -28,6 +28,10 @@ import (
 // change (git apply would apply both, one over the other; the only pair
 // allowed is a file deleted or renamed away, then created, which is how git
 // diff shows a file replaced by a symlink).
+//
+// A reference file (a Reference field; see reference.go) needs no diff: it
+// parses to a Patch with Reference set and no Files. When it has a diff, its
+// patch-id must be the pinned Patch-Id.
 func Parse(path string, raw []byte) (*Patch, error) {
 	if int64(len(raw)) > MaxPatchSize {
 		return nil, tooLarge(path, int64(len(raw)))
@@ -51,7 +55,15 @@ func Parse(path string, raw []byte) (*Patch, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A reference file (reference.go) may have no diff.
+	if p.Reference, err = parseReference(path, p.Header, start < len(lines)); err != nil {
+		return nil, err
+	}
 	if start == len(lines) {
+		if p.Reference != nil {
+			p.PatchID = p.Reference.PatchID
+			return p, nil
+		}
 		return nil, diag.Inputf(path, 0, "no diff found: no \"diff --git\" line, nor a \"---\", \"+++\", \"@@\" file header")
 	}
 
@@ -79,6 +91,11 @@ func Parse(path string, raw []byte) (*Patch, error) {
 	// git gives no id either: PatchID stays "".
 	if id, err := PatchID(raw[off:]); err == nil {
 		p.PatchID = id
+	}
+	if p.Reference != nil {
+		if err := checkReference(p); err != nil {
+			return nil, err
+		}
 	}
 	return p, nil
 }

@@ -27,8 +27,13 @@ type Patch struct {
 	HunkLine map[*gitdiff.TextFragment]int
 	// PatchID is `git patch-id --stable` of the diff (see PatchID), in hex;
 	// "" for a traditional diff without "diff --git" lines, for which git
-	// prints no id either.
+	// prints no id either. For a reference file it is the pinned Patch-Id
+	// until the file is materialized.
 	PatchID string
+	// Reference is set for a reference file (see reference.go): the upstream
+	// commit it stands for and its pinned patch-id. Until Materialize fills
+	// in the commit's diff, Files and HunkLine are empty.
+	Reference *Reference
 }
 
 // Header is a patch's metadata: the DEP-3 fields and the other dialects that

@@ -92,6 +92,10 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
+		if p.IsReference() {
+			// a reference file has no diff until the upstream fills it in
+			return
+		}
 		if !bytes.HasSuffix(raw, p.Diff()) || len(p.Diff()) == 0 {
 			t.Fatalf("Diff() = %q, want a non-empty tail of the input", p.Diff())
 		}

@@ -5,8 +5,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/patchkit/patchkit/internal/cmd/apply"
+	"github.com/patchkit/patchkit/internal/cmd/backport"
 	"github.com/patchkit/patchkit/internal/cmd/matrix"
 	"github.com/patchkit/patchkit/internal/cmd/obsolete"
+	"github.com/patchkit/patchkit/internal/cmd/verify"
 	"github.com/patchkit/patchkit/internal/cmdutil"
 )
 
@@ -42,5 +44,7 @@ Exit codes: 0 all good; 1 findings; 2 bad invocation or bad input.`,
 	cmd.AddCommand(apply.NewCmdApply(f, nil))
 	cmd.AddCommand(matrix.NewCmdMatrix(f, nil))
 	cmd.AddCommand(obsolete.NewCmdObsolete(f, nil))
+	cmd.AddCommand(verify.NewCmdVerify(f, nil))
+	cmd.AddCommand(backport.NewCmdBackport(f, nil))
 	return cmd
 }

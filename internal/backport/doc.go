@@ -1,0 +1,3 @@
+// Package backport turns upstream commits into patch files and grades a patch
+// against the upstream commit it names: identical, equivalent or differs.
+package backport

@@ -1,0 +1,165 @@
+// Package verify is the `patchkit verify` command.
+package verify
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/patchkit/patchkit/internal/cmdutil"
+	"github.com/patchkit/patchkit/internal/diag"
+	"github.com/patchkit/patchkit/internal/ghapi"
+	"github.com/patchkit/patchkit/internal/pipeline"
+	"github.com/patchkit/patchkit/internal/report"
+	"github.com/patchkit/patchkit/internal/spec"
+	verifystage "github.com/patchkit/patchkit/internal/verify"
+)
+
+// Options are the flags and dependencies of `patchkit verify`.
+type Options struct {
+	Factory *cmdutil.Factory
+	// Images are the images named; none means every image under images/.
+	Images []string
+	// Online takes upstream diffs from GitHub (--online).
+	Online bool
+	// GitHub gives the diffs with --online; nil means a client from the
+	// environment (GITHUB_TOKEN, GITHUB_API_URL).
+	GitHub verifystage.CommitDiffer
+	// Scanner decides the applied-upstream check; nil means the
+	// obsolete-check engine.
+	Scanner verifystage.ReleaseScanner
+}
+
+// NewCmdVerify returns the verify command. runF replaces the run function in tests.
+func NewCmdVerify(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
+	opts := &Options{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "verify [IMAGE...] [--online]",
+		Short: "Check an image's patch series for a pull request",
+		Long: `Check each patch of the images named (every image under images/ when none
+is), and report each check as pass, fail, warn or skip:
+
+  apply             the series applies to the pin, as one git apply would
+  whitespace        no added line has one of git's default whitespace errors
+  header            the fields parse; Origin upstream or backport names a
+                    commit; Origin vendor says Forwarded (else a warning);
+                    no field that reads like a commit reference goes unread
+  backport          a patch naming an upstream commit is identical to its
+                    diff (but for line numbers and index lines), equivalent
+                    (same resulting files), or differs (with the interdiff
+                    both ways): differs fails for Origin: upstream and warns
+                    for Origin: backport; a commit upstream lacks fails
+  applied-upstream  Applied-Upstream: vX holds when vX carries the change
+                    and the release before it does not
+  test              injected test files exist, their directories exist in
+                    the patched tree, and Test: names are unique
+
+The upstream diff comes from the upstream cache, or with --online from
+GitHub (GITHUB_TOKEN when set; GITHUB_API_URL for Enterprise Server).
+-o github writes annotations, and appends a markdown summary to
+$GITHUB_STEP_SUMMARY when it is set. Exit 1 when a check fails.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Images = args
+			if opts.Online && f.Offline {
+				return &cmdutil.UsageError{Err: errors.New("--online and --offline exclude each other")}
+			}
+			if f.UpstreamURL != "" && len(args) != 1 {
+				return &cmdutil.UsageError{Err: errors.New("--upstream-url needs exactly one IMAGE")}
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return run(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.Online, "online", false, "get upstream commit diffs from the GitHub API (GITHUB_TOKEN when set)")
+	return cmd
+}
+
+func run(ctx context.Context, opts *Options) error {
+	f := opts.Factory
+	format, err := f.Format()
+	if err != nil {
+		return err
+	}
+	root, err := f.ResolveRoot()
+	if err != nil {
+		return err
+	}
+	cacheDir, err := f.ResolveCacheDir()
+	if err != nil {
+		return err
+	}
+	images := opts.Images
+	if len(images) == 0 {
+		if images, err = spec.List(root); err != nil {
+			return err
+		}
+	}
+	var vopts []verifystage.Option
+	if opts.Scanner != nil {
+		vopts = append(vopts, verifystage.WithScanner(opts.Scanner))
+	}
+	if opts.Online {
+		gh := opts.GitHub
+		if gh == nil {
+			c, err := ghapi.FromEnv()
+			if err != nil {
+				return &cmdutil.UsageError{Err: err}
+			}
+			gh = c
+		}
+		vopts = append(vopts, verifystage.WithOnline(gh))
+		if u, err := url.Parse(os.Getenv("GITHUB_SERVER_URL")); err == nil && u.Host != "" {
+			vopts = append(vopts, verifystage.WithGitHubHost(u.Hostname()))
+		}
+	}
+	env := pipeline.Env{Root: root, CacheDir: cacheDir, UpstreamURL: f.UpstreamURL, Offline: f.Offline, Progress: f.IO.Progress()}
+	results := make([]verifystage.Result, 0, len(images))
+	failed := false
+	for _, name := range images {
+		res, err := verifystage.Image(ctx, env, name, vopts...)
+		if err != nil {
+			return err
+		}
+		failed = failed || !res.OK
+		results = append(results, *res)
+	}
+	if err := report.RenderVerify(f.IO.Out, format, results, len(opts.Images) == 1); err != nil {
+		return err
+	}
+	if format == report.GitHub {
+		if err := appendSummary(os.Getenv("GITHUB_STEP_SUMMARY"), results); err != nil {
+			return err
+		}
+	}
+	if failed {
+		return diag.ErrFindings
+	}
+	return nil
+}
+
+// appendSummary appends the markdown summary to path, when set.
+func appendSummary(path string, results []verifystage.Result) error {
+	if path == "" {
+		return nil
+	}
+	var b bytes.Buffer
+	if err := report.VerifySummary(&b, results); err != nil {
+		return err
+	}
+	fh, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("writing the step summary: %w", err)
+	}
+	if _, err := fh.Write(b.Bytes()); err != nil {
+		fh.Close()
+		return fmt.Errorf("writing the step summary: %w", err)
+	}
+	return fh.Close()
+}
