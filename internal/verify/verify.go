@@ -26,7 +26,7 @@ const (
 )
 
 // Checks lists the check names in report order.
-var Checks = []string{CheckApply, CheckWhitespace, CheckHeader, CheckBackport, CheckAppliedUpstream, CheckTest}
+var Checks = []string{CheckApply, CheckWhitespace, CheckHeader, CheckBackport, CheckAppliedUpstream, CheckTest, CheckUnit}
 
 // The statuses of a check.
 const (

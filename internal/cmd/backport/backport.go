@@ -74,14 +74,11 @@ func run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	root, err := f.ResolveRoot()
+	env, err := f.Env()
 	if err != nil {
 		return err
 	}
-	cacheDir, err := f.ResolveCacheDir()
-	if err != nil {
-		return err
-	}
+	root := env.Root
 	s, err := spec.Load(root, opts.Image)
 	if err != nil {
 		return err
@@ -93,7 +90,6 @@ func run(ctx context.Context, opts *Options) error {
 			return err
 		}
 	}
-	env := pipeline.Env{Root: root, CacheDir: cacheDir, UpstreamURL: f.UpstreamURL, Offline: f.Offline, Progress: f.IO.Progress()}
 	im, err := pipeline.Open(ctx, env, s, "")
 	if err != nil {
 		return err

@@ -76,6 +76,7 @@ image:
   repository: img
   tag: v1.0.0
 `)
+	fx.write("Makefile", "build:\n\t$(MAKE) image IMAGE=img\n")
 	return fx
 }
 

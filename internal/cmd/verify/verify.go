@@ -14,7 +14,6 @@ import (
 	"github.com/patchkit/patchkit/internal/cmdutil"
 	"github.com/patchkit/patchkit/internal/diag"
 	"github.com/patchkit/patchkit/internal/ghapi"
-	"github.com/patchkit/patchkit/internal/pipeline"
 	"github.com/patchkit/patchkit/internal/report"
 	"github.com/patchkit/patchkit/internal/spec"
 	verifystage "github.com/patchkit/patchkit/internal/verify"
@@ -87,19 +86,19 @@ func run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	root, err := f.ResolveRoot()
-	if err != nil {
-		return err
-	}
-	cacheDir, err := f.ResolveCacheDir()
+	env, err := f.Env()
 	if err != nil {
 		return err
 	}
 	images := opts.Images
 	if len(images) == 0 {
-		if images, err = spec.List(root); err != nil {
+		if images, err = spec.List(env.Root); err != nil {
 			return err
 		}
+	}
+	units, orphans, err := verifystage.Units(env.Root, images, len(opts.Images) == 0)
+	if err != nil {
+		return err
 	}
 	var vopts []verifystage.Option
 	if opts.Scanner != nil {
@@ -119,17 +118,21 @@ func run(ctx context.Context, opts *Options) error {
 			vopts = append(vopts, verifystage.WithGitHubHost(u.Hostname()))
 		}
 	}
-	env := pipeline.Env{Root: root, CacheDir: cacheDir, UpstreamURL: f.UpstreamURL, Offline: f.Offline, Progress: f.IO.Progress()}
-	results := make([]verifystage.Result, 0, len(images))
-	failed := false
+	results := make([]verifystage.Result, 0, len(images)+len(orphans))
+	failed := len(orphans) > 0
 	for _, name := range images {
 		res, err := verifystage.Image(ctx, env, name, vopts...)
 		if err != nil {
 			return err
 		}
+		if c, ok := units[name]; ok {
+			res.Checks = append(res.Checks, c)
+			res.OK = res.OK && c.Status != verifystage.StatusFail
+		}
 		failed = failed || !res.OK
 		results = append(results, *res)
 	}
+	results = append(results, orphans...)
 	if err := report.RenderVerify(f.IO.Out, format, results, len(opts.Images) == 1); err != nil {
 		return err
 	}
