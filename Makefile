@@ -23,6 +23,16 @@ bin:
 ## `patchkit verify` read them.
 build: bin
 
+IMAGE          ?=
+PUSH           ?= $(if $(REGISTRY),1,0)
+PATCHKIT_FLAGS ?=
+.PHONY: image
+## image: gate, build, push (PUSH=1, to $$REGISTRY) and stamp IMAGE; IMAGE_TAG overrides the tag.
+image: bin
+	@test -n "$(IMAGE)" || { echo "usage: make image IMAGE=<name> [REGISTRY=...] [IMAGE_TAG=...] [PUSH=0|1]" >&2; exit 2; }
+	$(BIN) $(PATCHKIT_FLAGS) build $(IMAGE) --push=$(PUSH) --stamp \
+	  $(if $(REGISTRY),--registry $(REGISTRY)) $(if $(IMAGE_TAG),--tag $(IMAGE_TAG))
+
 ## test: vet, every Go test (parity, hostile, upstream, cmd), then the bats suite.
 test: bin
 	$(GO) vet ./...

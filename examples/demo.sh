@@ -48,5 +48,26 @@ set -e
 echo "exit code $rc (1: upstream carries a patch at a scanned ref)"
 [ "$rc" -eq 1 ]
 
+# The regression gate: the injected test passes on the series, fails on the
+# pin, and each patch owns the subtests its Test: header names.
+pkw --offline gate greeter
+
+# A native build into an OCI layout (no registry, no daemon), stamped into
+# values.yaml; the same inputs give the same digest.
+pkw --offline build greeter --oci-layout "$work/oci" --stamp
+step "cat images/greeter/values.yaml"
+cat "$root/images/greeter/values.yaml"
+digest=$("$pk" --root "$root" --cache-dir "$work/cache" --upstream-url "file://$work/upstream" \
+  --offline -o json build greeter --oci-layout "$work/oci2" | sed -n 's/^  "digest": "\(.*\)",$/\1/p')
+echo "rebuilt: $digest"
+grep -q "tag: v1.0.0@$digest" "$root/images/greeter/values.yaml"
+
+set +e
+pkw stamp greeter --digest sha256:1234
+rc=$?
+set -e
+echo "exit code $rc (2: not a sha256 digest)"
+[ "$rc" -eq 2 ]
+
 echo
 echo "demo done"

@@ -11,11 +11,14 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
+	"github.com/google/go-containerregistry/pkg/name"
 	"gopkg.in/yaml.v3"
 
 	"github.com/patchkit/patchkit/internal/diag"
+	"github.com/patchkit/patchkit/internal/image/caps"
 	"github.com/patchkit/patchkit/internal/tree"
 )
 
@@ -25,6 +28,8 @@ const (
 	DefaultBuilder = "auto"
 	// DefaultStampFormat is used when a stamp target names no format.
 	DefaultStampFormat = "tag@digest"
+	// DefaultBase is the native builder's base image when build.base is empty.
+	DefaultBase = "scratch"
 	// FileName is the spec's name inside images/<name>/.
 	FileName = "patchkit.yaml"
 	// ImagesDir holds one directory per image unit.
@@ -72,8 +77,35 @@ type Inject struct {
 
 // Build says how the image is built.
 type Build struct {
-	Builder    string `yaml:"builder"`
+	// Builder is auto, buildah, docker or native.
+	Builder string `yaml:"builder"`
+	// Dockerfile is the Dockerfile of the buildah and docker builders,
+	// relative to the repository root; the patched tree is its context.
 	Dockerfile string `yaml:"dockerfile"`
+	// Base is the native builder's base image: "scratch" (the default), a
+	// registry reference, or "oci:<dir>", an OCI image layout directory
+	// relative to the repository root.
+	Base string `yaml:"base"`
+	// Files are what the native builder adds on top of Base, in one layer.
+	Files []File `yaml:"files"`
+}
+
+// File is one file the native builder copies from the patched tree into the image.
+type File struct {
+	// From is the file's path in the patched tree.
+	From string `yaml:"from"`
+	// To is its absolute path in the image.
+	To string `yaml:"to"`
+	// Mode is the octal permission bits as written ("0755"); empty leaves
+	// the mode to the native builder: 0755 for a source that is executable
+	// in the tree, else 0644 (image.DefaultExecMode, image.DefaultFileMode).
+	Mode string `yaml:"mode"`
+	// Capabilities are Linux file capabilities (cap_net_bind_service),
+	// written as the security.capability xattr, permitted and effective, as
+	// `setcap <caps>=ep` writes them.
+	Capabilities []string `yaml:"capabilities"`
+	// Perm is Mode parsed, or 0 when Mode is empty.
+	Perm os.FileMode `yaml:"-"`
 }
 
 // Image names the pushed image.
@@ -84,8 +116,13 @@ type Image struct {
 
 // Stamp is a file and key that receive the built digest.
 type Stamp struct {
-	File   string `yaml:"file"`
-	Key    string `yaml:"key"`
+	// File is a YAML file relative to the repository root.
+	File string `yaml:"file"`
+	// Key is the dotted path of the value to write (.global.images.x.tag).
+	Key string `yaml:"key"`
+	// Format is tag@digest, digest, ref (registry/repository:tag@digest) or
+	// split: Key is then a mapping whose repository, tag and digest keys are
+	// written together.
 	Format string `yaml:"format"`
 }
 
@@ -98,14 +135,15 @@ var allowed = map[string][]string{
 	"upstream":       {"url", "ref", "releases", "branches"},
 	"test":           {"inject", "package", "run"},
 	"test.inject.[]": {"from", "to"},
-	"build":          {"builder", "dockerfile"},
+	"build":          {"builder", "dockerfile", "base", "files"},
+	"build.files.[]": {"from", "to", "mode", "capabilities"},
 	"image":          {"repository", "tag"},
 	"stamp.[]":       {"file", "key", "format"},
 }
 
 var (
 	builders     = []string{"auto", "buildah", "docker", "native"}
-	stampFormats = []string{"tag@digest", "digest", "ref"}
+	stampFormats = []string{"tag@digest", "digest", "ref", "split"}
 	fullCommit   = regexp.MustCompile(`^[0-9a-f]{40}$`)
 	nameRE       = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
 )
@@ -334,6 +372,19 @@ func (s *Spec) validate(root string) error {
 			return s.errf("build.dockerfile", "%v", err)
 		}
 	}
+	if err := s.validateNative(root); err != nil {
+		return err
+	}
+	if s.Image.Repository != "" {
+		if _, err := name.NewRepository(s.Image.Repository); err != nil || strings.ToLower(s.Image.Repository) != s.Image.Repository {
+			return s.errf("image.repository", "%q is not a repository name (lower case, like kubeovn or org/kubeovn)", s.Image.Repository)
+		}
+	}
+	if s.Image.Tag != "" {
+		if _, err := name.NewTag("x:" + s.Image.Tag); err != nil || strings.ContainsAny(s.Image.Tag, ":@/") {
+			return s.errf("image.tag", "%q is not a valid tag ([A-Za-z0-9_.-], up to 128 characters)", s.Image.Tag)
+		}
+	}
 	for i := range s.Stamp {
 		st := &s.Stamp[i]
 		key := fmt.Sprintf("stamp[%d]", i)
@@ -352,6 +403,99 @@ func (s *Spec) validate(root string) error {
 		if !contains(stampFormats, st.Format) {
 			return s.errf(key+".format", "%q is not one of %s", st.Format, strings.Join(stampFormats, ", "))
 		}
+	}
+	return nil
+}
+
+// validateNative checks build.base and build.files.
+func (s *Spec) validateNative(root string) error {
+	b := &s.Build
+	switch {
+	case b.Base == "":
+		b.Base = DefaultBase
+	case b.Base == "scratch":
+	case strings.HasPrefix(b.Base, "oci:"):
+		dir := strings.TrimPrefix(b.Base, "oci:")
+		if dir == "" {
+			return s.errf("build.base", "oci: needs a directory, like oci:images/base/oci")
+		}
+		if err := inRepo(root, dir); err != nil {
+			return s.errf("build.base", "%v", err)
+		}
+	default:
+		if _, err := name.ParseReference(b.Base); err != nil {
+			return s.errf("build.base", "%q is not scratch, oci:<dir> or an image reference: %v", b.Base, err)
+		}
+	}
+	seen := map[string]int{}
+	for i := range b.Files {
+		f := &b.Files[i]
+		key := fmt.Sprintf("build.files[%d]", i)
+		if f.From == "" {
+			return s.errf(key+".from", "required: a path in the patched tree")
+		}
+		if err := tree.Clean(f.From); err != nil {
+			return s.errf(key+".from", "%v", err)
+		}
+		if f.To == "" {
+			return s.errf(key+".to", "required: an absolute path in the image")
+		}
+		if !strings.HasPrefix(f.To, "/") || path.Clean(f.To) != f.To || f.To == "/" || strings.ContainsRune(f.To, 0) {
+			return s.errf(key+".to", "%q must be a clean absolute path in the image, like /usr/bin/kube-ovn", f.To)
+		}
+		if j, dup := seen[f.To]; dup {
+			return s.errf(key+".to", "%q is also the target of build.files[%d]", f.To, j)
+		}
+		seen[f.To] = i
+		if f.Mode != "" {
+			m, err := strconv.ParseUint(strings.TrimPrefix(f.Mode, "0o"), 8, 32)
+			if err != nil || m > 0o7777 || m == 0 {
+				return s.errf(key+".mode", "%q is not an octal mode like \"0755\"", f.Mode)
+			}
+			f.Perm = os.FileMode(m & 0o777)
+			if m&0o4000 != 0 {
+				f.Perm |= os.ModeSetuid
+			}
+			if m&0o2000 != 0 {
+				f.Perm |= os.ModeSetgid
+			}
+			if m&0o1000 != 0 {
+				f.Perm |= os.ModeSticky
+			}
+		}
+		for j, c := range f.Capabilities {
+			if _, err := caps.Parse(c); err != nil {
+				return s.errf(fmt.Sprintf("%s.capabilities[%d]", key, j), "%v", err)
+			}
+		}
+	}
+	return nil
+}
+
+// CheckBuild reports whether the spec has what builder (buildah, docker,
+// native, or auto) needs, as bad input naming the missing key. Loading does
+// not require it, since a spec is valid for apply, verify and
+// obsolete-check without a build section.
+func (s *Spec) CheckBuild(builder string) error {
+	switch builder {
+	case "buildah", "docker":
+		if s.Build.Dockerfile == "" {
+			return s.errf("build.dockerfile", "required by the %s builder", builder)
+		}
+	case "native":
+		if len(s.Build.Files) == 0 {
+			return s.errf("build.files", "required by the native builder: the files to add from the patched tree")
+		}
+	default:
+		if s.Build.Dockerfile == "" && len(s.Build.Files) == 0 {
+			return s.errf("build.dockerfile", "the image has nothing to build: give build.dockerfile (buildah, docker) or build.files (native)")
+		}
+	}
+	if s.Image.Repository == "" {
+		return s.errf("image.repository", "required to build")
+	}
+	if s.Image.Tag == "" {
+		return s.errf("image.tag", "required to build")
 	}
 	return nil
 }

@@ -87,6 +87,21 @@ func TestLoadErrors(t *testing.T) {
 		{"stamp file escape", base + "stamp:\n  - {file: /etc/passwd, key: .a}\n", 6, "stamp[0].file"},
 		{"stamp bad format", base + "stamp:\n  - {file: v.yaml, key: .a, format: sha}\n", 6, "stamp[0].format"},
 		{"stamp bad key", base + "stamp:\n  - {file: v.yaml, key: a.b}\n", 6, "stamp[0].key"},
+		{"unknown build.files key", base + "build:\n  files:\n    - {from: a, to: /a, owner: root}\n", 7, "build.files[0].owner: unknown key"},
+		{"files from escape", base + "build:\n  files:\n    - {from: ../a, to: /a}\n", 7, "build.files[0].from"},
+		{"files from .git", base + "build:\n  files:\n    - {from: .git/config, to: /a}\n", 7, "inside .git"},
+		{"files missing to", base + "build:\n  files:\n    - {from: a}\n", 7, "build.files[0].to: required"},
+		{"files relative to", base + "build:\n  files:\n    - {from: a, to: usr/bin/a}\n", 7, "clean absolute path"},
+		{"files unclean to", base + "build:\n  files:\n    - {from: a, to: /usr/../etc/a}\n", 7, "clean absolute path"},
+		{"files duplicate to", base + "build:\n  files:\n    - {from: a, to: /a}\n    - {from: b, to: /a}\n", 8, "also the target of build.files[0]"},
+		{"files bad mode", base + "build:\n  files:\n    - {from: a, to: /a, mode: \"0789\"}\n", 7, "build.files[0].mode"},
+		{"files mode too big", base + "build:\n  files:\n    - {from: a, to: /a, mode: \"17777\"}\n", 7, "build.files[0].mode"},
+		{"files bad capability", base + "build:\n  files:\n    - from: a\n      to: /a\n      capabilities: [cap_fly]\n", 9, "build.files[0].capabilities[0]: unknown capability"},
+		{"base oci escape", base + "build:\n  base: oci:../x\n", 6, "build.base"},
+		{"base oci empty", base + "build:\n  base: 'oci:'\n", 6, "build.base: oci: needs a directory"},
+		{"base bad ref", base + "build:\n  base: 'UPPER/Case:@@'\n", 6, "build.base"},
+		{"bad repository", base + "image:\n  repository: Kube OVN\n", 6, "image.repository"},
+		{"bad tag", base + "image:\n  repository: x\n  tag: v1:2\n", 7, "image.tag"},
 		{"wrong type", "upstream:\n  url: file:///u\n  ref: v1\n  branches: main\npatches: p\n", 4, "cannot unmarshal"},
 		{"duplicate key", base + "patches: q\n", 5, "duplicate key"},
 		{"not a mapping", "- a\n- b\n", 1, "must be a mapping"},
@@ -146,5 +161,97 @@ func TestLoadAndList(t *testing.T) {
 	}
 	if _, err := Load(root, "../etc"); !diag.IsInput(err) {
 		t.Errorf("Load(../etc) error = %v, want input error", err)
+	}
+}
+
+func TestLoadBuild(t *testing.T) {
+	y := `upstream: {url: file:///u, ref: v1}
+patches: p
+build:
+  builder: native
+  base: oci:images/base/oci
+  files:
+    - from: bin/greeter
+      to: /usr/bin/greeter
+      mode: 0755
+      capabilities: [cap_net_bind_service]
+    - from: README.md
+      to: /README.md
+    - from: tool
+      to: /usr/bin/tool
+      mode: "4750"
+image: {repository: org/greeter, tag: v1.0.0}
+stamp:
+  - {file: v.yaml, key: .image, format: split}
+`
+	s, err := LoadReader(strings.NewReader(y), t.TempDir(), "x")
+	if err != nil {
+		t.Fatalf("LoadReader() error = %v", err)
+	}
+	f := s.Build.Files
+	if len(f) != 3 || f[0].Perm != 0o755 || f[0].Capabilities[0] != "cap_net_bind_service" || f[1].Perm != 0 {
+		t.Errorf("build.files = %+v", f)
+	}
+	if f[2].Perm != os.ModeSetuid|0o750 {
+		t.Errorf("build.files[2].Perm = %v, want setuid 0750", f[2].Perm)
+	}
+	if s.Build.Base != "oci:images/base/oci" || s.Stamp[0].Format != "split" {
+		t.Errorf("build.base, stamp format = %q, %q", s.Build.Base, s.Stamp[0].Format)
+	}
+	if got := s.Line("build.files[1].to"); got != 12 {
+		t.Errorf("Line(build.files[1].to) = %d, want 12", got)
+	}
+	if err := s.CheckBuild("native"); err != nil {
+		t.Errorf("CheckBuild(native) = %v", err)
+	}
+}
+
+func TestBaseDefaultAndRef(t *testing.T) {
+	for _, tt := range []struct{ base, want string }{
+		{"", DefaultBase},
+		{"scratch", "scratch"},
+		{"ghcr.io/org/base:v1", "ghcr.io/org/base:v1"},
+		{"debian:12@sha256:" + strings.Repeat("a", 64), "debian:12@sha256:" + strings.Repeat("a", 64)},
+	} {
+		y := "upstream: {url: file:///u, ref: v1}\npatches: p\n"
+		if tt.base != "" {
+			y += "build: {base: '" + tt.base + "'}\n"
+		}
+		s, err := LoadReader(strings.NewReader(y), t.TempDir(), "x")
+		if err != nil || s.Build.Base != tt.want {
+			t.Errorf("LoadReader(base %q) = %v, %v; want base %q", tt.base, s, err, tt.want)
+		}
+	}
+}
+
+func TestCheckBuild(t *testing.T) {
+	base := "upstream: {url: file:///u, ref: v1}\npatches: p\nimage: {repository: r, tag: v1}\n"
+	tests := []struct {
+		name, yaml, builder, want string
+	}{
+		{"native without files", base + "build: {builder: native}\n", "native", "build.files: required by the native builder"},
+		{"buildah without dockerfile", base, "buildah", "build.dockerfile: required by the buildah builder"},
+		{"auto with nothing", base, "auto", "nothing to build"},
+		{"no repository", "upstream: {url: file:///u, ref: v1}\npatches: p\nbuild: {dockerfile: D}\n", "auto", "image.repository: required"},
+		{"no tag", "upstream: {url: file:///u, ref: v1}\npatches: p\nbuild: {dockerfile: D}\nimage: {repository: r}\n", "buildah", "image.tag: required"},
+		{"ok", base + "build: {dockerfile: D}\n", "docker", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := LoadReader(strings.NewReader(tt.yaml), t.TempDir(), "x")
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = s.CheckBuild(tt.builder)
+			if tt.want == "" {
+				if err != nil {
+					t.Errorf("CheckBuild(%s) = %v, want nil", tt.builder, err)
+				}
+				return
+			}
+			if !diag.IsInput(err) || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("CheckBuild(%s) = %v, want an input error containing %q", tt.builder, err, tt.want)
+			}
+		})
 	}
 }

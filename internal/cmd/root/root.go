@@ -6,8 +6,11 @@ import (
 
 	"github.com/patchkit/patchkit/internal/cmd/apply"
 	"github.com/patchkit/patchkit/internal/cmd/backport"
+	"github.com/patchkit/patchkit/internal/cmd/build"
+	"github.com/patchkit/patchkit/internal/cmd/gate"
 	"github.com/patchkit/patchkit/internal/cmd/matrix"
 	"github.com/patchkit/patchkit/internal/cmd/obsolete"
+	"github.com/patchkit/patchkit/internal/cmd/stamp"
 	"github.com/patchkit/patchkit/internal/cmd/verify"
 	"github.com/patchkit/patchkit/internal/cmdutil"
 )
@@ -46,5 +49,8 @@ Exit codes: 0 all good; 1 findings; 2 bad invocation or bad input.`,
 	cmd.AddCommand(obsolete.NewCmdObsolete(f, nil))
 	cmd.AddCommand(verify.NewCmdVerify(f, nil))
 	cmd.AddCommand(backport.NewCmdBackport(f, nil))
+	cmd.AddCommand(gate.NewCmdGate(f, nil))
+	cmd.AddCommand(build.NewCmdBuild(f, nil))
+	cmd.AddCommand(stamp.NewCmdStamp(f, nil))
 	return cmd
 }

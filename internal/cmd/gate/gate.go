@@ -1,0 +1,127 @@
+// Package gate is the `patchkit gate` command.
+package gate
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	applystage "github.com/patchkit/patchkit/internal/apply"
+	"github.com/patchkit/patchkit/internal/cmdutil"
+	"github.com/patchkit/patchkit/internal/diag"
+	gatestage "github.com/patchkit/patchkit/internal/gate"
+	"github.com/patchkit/patchkit/internal/pipeline"
+	"github.com/patchkit/patchkit/internal/report"
+)
+
+// Options are the flags and dependencies of `patchkit gate`.
+type Options struct {
+	Factory *cmdutil.Factory
+	Image   string
+	// gateOpts are extra options for the gate (tests).
+	gateOpts []gatestage.Option
+}
+
+// NewCmdGate returns the gate command. runF replaces the run function in tests.
+func NewCmdGate(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
+	opts := &Options{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "gate IMAGE",
+		Short: "Run the image's regression test and check which patch owns which subtest",
+		Long: `Run the regression test of the image's spec (test.package, test.run) on the
+patched tree, with the test.inject files added: 'go test -json -count=1'. The
+gate passes only if the named test ran and passed with all its subtests; a
+-run pattern that matches nothing is a failure.
+
+Then check ownership: the test must fail on the unpatched pin, and with each
+patch dropped in turn, the subtests that go red must be exactly those the
+patch's Test: header names. The patch × subtest matrix is printed.
+
+The go command's environment passes through (GOCACHE, GOPATH, GOPROXY,
+GOFLAGS); with --offline, GOPROXY=off.
+
+Exit codes: 0 the gate passed and every patch owns its tests; 1 the test
+failed, or an ownership finding; 2 bad input.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Image = args[0]
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return run(cmd.Context(), opts)
+		},
+	}
+	return cmd
+}
+
+func run(ctx context.Context, opts *Options) error {
+	f := opts.Factory
+	format, err := f.Format()
+	if err != nil {
+		return err
+	}
+	env, err := f.Env()
+	if err != nil {
+		return err
+	}
+	root := env.Root
+	im, err := pipeline.Prepare(ctx, env, opts.Image, "")
+	if err != nil {
+		return err
+	}
+	defer im.Close()
+	g, err := gatestage.New(root, im.Spec, append([]gatestage.Option{
+		gatestage.WithOffline(f.Offline),
+		gatestage.WithProgress(f.IO.Progress()),
+	}, opts.gateOpts...)...)
+	if err != nil {
+		return err
+	}
+	res, src, err := im.Apply()
+	if err != nil {
+		return err
+	}
+	up := report.UpstreamRef{URL: im.URL, Ref: im.Ref, Commit: im.Commit}
+	if err := Unsafe(res); err != nil {
+		return err
+	}
+	if !res.OK {
+		// The gate cannot run on a series that does not apply: say why.
+		out := report.Apply{Image: opts.Image, Upstream: up, OK: false, Patches: res.Patches}
+		if err := report.RenderApply(f.IO.Out, format, []report.Apply{out}, true); err != nil {
+			return err
+		}
+		return diag.ErrFindings
+	}
+	full, err := g.Run(ctx, src, res.Changes)
+	if err != nil {
+		return err
+	}
+	var own *gatestage.Ownership
+	if full.OK {
+		if own, err = g.Ownership(ctx, src, im.Patches, full); err != nil {
+			return err
+		}
+	}
+	out := report.NewGate(opts.Image, up, g, full, own)
+	if err := report.RenderGate(f.IO.Out, format, []report.Gate{out}, true); err != nil {
+		return err
+	}
+	if !out.OK {
+		return diag.ErrFindings
+	}
+	return nil
+}
+
+// Unsafe turns a patch that would write outside the tree into bad input
+// (exit 2): such a patch is hostile, not merely stale. build uses it too.
+func Unsafe(res *applystage.Result) error {
+	for _, p := range res.Patches {
+		for _, e := range p.Errors {
+			if e.Kind == applystage.KindUnsafe || e.Kind == applystage.KindCorrupt {
+				return &diag.InputError{File: e.File, Line: e.Line, Msg: e.Message}
+			}
+		}
+	}
+	return nil
+}

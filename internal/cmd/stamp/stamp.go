@@ -1,0 +1,92 @@
+// Package stamp is the `patchkit stamp` command.
+package stamp
+
+import (
+	"context"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/patchkit/patchkit/internal/cmd/build"
+	"github.com/patchkit/patchkit/internal/cmdutil"
+	"github.com/patchkit/patchkit/internal/diag"
+	"github.com/patchkit/patchkit/internal/report"
+	"github.com/patchkit/patchkit/internal/spec"
+	stampstage "github.com/patchkit/patchkit/internal/stamp"
+)
+
+// Options are the flags and dependencies of `patchkit stamp`.
+type Options struct {
+	Factory  *cmdutil.Factory
+	Image    string
+	Digest   string
+	Registry string
+	Tag      string
+	// Getenv reads REGISTRY and IMAGE_TAG; os.Getenv by default.
+	Getenv func(string) string
+}
+
+// NewCmdStamp returns the stamp command. runF replaces the run function in tests.
+func NewCmdStamp(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
+	opts := &Options{Factory: f, Getenv: os.Getenv}
+	cmd := &cobra.Command{
+		Use:   "stamp IMAGE --digest sha256:...",
+		Short: "Write an image digest into the spec's stamp targets",
+		Long: `Write the digest into each stamp target of the image's spec, keeping each
+YAML file's comments, key order and quoting. Formats: tag@digest
+(v1.15.10@sha256:...), digest, ref (registry/repository:tag@sha256:...) and
+split (the key is a mapping; its repository, tag and digest are written
+together).
+
+The registry is --registry, else $REGISTRY; the tag is --tag, else
+$IMAGE_TAG, else image.tag. Every target is checked before any file is
+written, and each file is replaced atomically. A digest that is not
+sha256:<64 hex digits> is refused (exit 2). Needs no network.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Image = args[0]
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return run(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Digest, "digest", "", "the image digest, sha256:<64 hex digits> (required)")
+	fl.StringVar(&opts.Registry, "registry", "", "registry for the ref and split formats (default: $REGISTRY)")
+	fl.StringVar(&opts.Tag, "tag", "", "image tag (default: $IMAGE_TAG, else image.tag)")
+	cmd.MarkFlagRequired("digest")
+	return cmd
+}
+
+func run(_ context.Context, opts *Options) error {
+	f := opts.Factory
+	format, err := f.Format()
+	if err != nil {
+		return err
+	}
+	if err := stampstage.CheckDigest(opts.Digest); err != nil {
+		return &diag.InputError{File: "--digest", Msg: "bad digest", Err: err}
+	}
+	root, err := f.ResolveRoot()
+	if err != nil {
+		return err
+	}
+	s, err := spec.Load(root, opts.Image)
+	if err != nil {
+		return err
+	}
+	target, err := build.ResolveTarget(s, opts.Registry, opts.Tag, opts.Getenv)
+	if err != nil {
+		return err
+	}
+	plan, err := stampstage.Prepare(root, s, target.Value(opts.Digest))
+	if err != nil {
+		return err
+	}
+	if err := plan.Write(); err != nil {
+		return err
+	}
+	out := report.Stamp{Image: opts.Image, Digest: opts.Digest, Reference: target.Reference(opts.Digest), Stamped: plan.Changes}
+	return report.RenderStamp(f.IO.Out, format, []report.Stamp{out}, true)
+}
