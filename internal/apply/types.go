@@ -4,6 +4,7 @@
 package apply
 
 import (
+	"github.com/patchkit/patchkit/internal/diag"
 	"github.com/patchkit/patchkit/internal/tree"
 )
 
@@ -72,4 +73,19 @@ type Result struct {
 	Changes map[string]*tree.File
 	// Err is the first PatchResult.Err of the series, if any.
 	Err error `json:"-"`
+}
+
+// Hostile returns bad input (a *diag.InputError naming the patch file and
+// line, exit 2) for the first patch that would write outside the tree or is
+// inconsistent in itself: such a patch is hostile, not merely stale, and no
+// command may treat it as an ordinary finding.
+func (r *Result) Hostile() error {
+	for _, p := range r.Patches {
+		for _, e := range p.Errors {
+			if e.Kind == KindUnsafe || e.Kind == KindCorrupt {
+				return &diag.InputError{File: e.File, Line: e.Line, Msg: e.Message}
+			}
+		}
+	}
+	return nil
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	applystage "github.com/patchkit/patchkit/internal/apply"
 	"github.com/patchkit/patchkit/internal/cmdutil"
 	"github.com/patchkit/patchkit/internal/diag"
 	"github.com/patchkit/patchkit/internal/pipeline"
@@ -78,7 +77,7 @@ func run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	if err := unsafe(res); err != nil {
+	if err := res.Hostile(); err != nil {
 		return err
 	}
 	out := report.Apply{
@@ -102,19 +101,6 @@ func run(ctx context.Context, opts *Options) error {
 	}
 	if !res.OK {
 		return diag.ErrFindings
-	}
-	return nil
-}
-
-// unsafe turns a patch that would write outside the tree into bad input (exit
-// 2): such a patch is hostile, not merely stale.
-func unsafe(res *applystage.Result) error {
-	for _, p := range res.Patches {
-		for _, e := range p.Errors {
-			if e.Kind == applystage.KindUnsafe || e.Kind == applystage.KindCorrupt {
-				return &diag.InputError{File: e.File, Line: e.Line, Msg: e.Message}
-			}
-		}
 	}
 	return nil
 }

@@ -19,7 +19,6 @@ import (
 	"github.com/spf13/cobra"
 
 	applystage "github.com/patchkit/patchkit/internal/apply"
-	"github.com/patchkit/patchkit/internal/cmd/gate"
 	"github.com/patchkit/patchkit/internal/cmdutil"
 	"github.com/patchkit/patchkit/internal/diag"
 	gatestage "github.com/patchkit/patchkit/internal/gate"
@@ -238,7 +237,7 @@ func run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	if err := gate.Unsafe(res); err != nil {
+	if err := res.Hostile(); err != nil {
 		return err
 	}
 	out := report.Build{Image: opts.Image, OK: true}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	applystage "github.com/patchkit/patchkit/internal/apply"
 	"github.com/patchkit/patchkit/internal/cmdutil"
 	"github.com/patchkit/patchkit/internal/diag"
 	gatestage "github.com/patchkit/patchkit/internal/gate"
@@ -82,7 +81,7 @@ func run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	up := report.UpstreamRef{URL: im.URL, Ref: im.Ref, Commit: im.Commit}
-	if err := Unsafe(res); err != nil {
+	if err := res.Hostile(); err != nil {
 		return err
 	}
 	if !res.OK {
@@ -109,19 +108,6 @@ func run(ctx context.Context, opts *Options) error {
 	}
 	if !out.OK {
 		return diag.ErrFindings
-	}
-	return nil
-}
-
-// Unsafe turns a patch that would write outside the tree into bad input
-// (exit 2): such a patch is hostile, not merely stale. build uses it too.
-func Unsafe(res *applystage.Result) error {
-	for _, p := range res.Patches {
-		for _, e := range p.Errors {
-			if e.Kind == applystage.KindUnsafe || e.Kind == applystage.KindCorrupt {
-				return &diag.InputError{File: e.File, Line: e.Line, Msg: e.Message}
-			}
-		}
 	}
 	return nil
 }
