@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"regexp"
 	"strings"
@@ -20,31 +19,11 @@ import (
 // not have (after fetching, unless offline).
 var ErrUnknownCommit = errors.New("upstream does not have the commit")
 
-// gitEnv is the environment git runs with: no user or system configuration
-// (no aliases, diff drivers, rename, prefix or colour settings change the
-// output), no prompts, and the C locale.
-func gitEnv() []string {
-	env := []string{}
-	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "GIT_") || strings.HasPrefix(kv, "LC_") || strings.HasPrefix(kv, "LANG=") {
-			continue
-		}
-		env = append(env, kv)
-	}
-	return append(env,
-		"GIT_CONFIG_NOSYSTEM=1",
-		"GIT_CONFIG_GLOBAL=/dev/null",
-		"GIT_TERMINAL_PROMPT=0",
-		"GIT_NO_REPLACE_OBJECTS=1",
-		"LC_ALL=C",
-	)
-}
-
 // git runs git on the bare repository gitDir and returns its stdout. An
 // error carries git's stderr.
 func git(ctx context.Context, gitDir string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, "git", append([]string{"--git-dir", gitDir}, args...)...)
-	cmd.Env = gitEnv()
+	cmd.Env = upstream.GitEnv()
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	if err := cmd.Run(); err != nil {
@@ -188,7 +167,7 @@ func splitMessage(msg string) (subject, body string) {
 // the upstream cache; both are full ids.
 func IsAncestor(ctx context.Context, c *upstream.Cache, a, b string) (bool, error) {
 	cmd := exec.CommandContext(ctx, "git", "--git-dir", c.Path(), "merge-base", "--is-ancestor", a, b)
-	cmd.Env = gitEnv()
+	cmd.Env = upstream.GitEnv()
 	var errOut bytes.Buffer
 	cmd.Stderr = &errOut
 	err := cmd.Run()

@@ -8,12 +8,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 
 	"github.com/patchkit/patchkit/internal/series"
+
+	"github.com/patchkit/patchkit/internal/upstream"
 )
 
 // history is the upstream history between the pin and the scanned refs: every
@@ -57,33 +58,12 @@ type gitRunner struct {
 	gitDir string
 }
 
-// gitEnv is the environment git runs with: no user or system configuration
-// (so no aliases, diff drivers, rename or prefix settings change the output),
-// literal pathspecs, and no prompts.
-func gitEnv() []string {
-	env := []string{}
-	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "GIT_") || strings.HasPrefix(kv, "LC_") || strings.HasPrefix(kv, "LANG=") {
-			continue
-		}
-		env = append(env, kv)
-	}
-	return append(env,
-		"GIT_CONFIG_NOSYSTEM=1",
-		"GIT_CONFIG_GLOBAL=/dev/null",
-		"GIT_LITERAL_PATHSPECS=1",
-		"GIT_TERMINAL_PROMPT=0",
-		"GIT_NO_REPLACE_OBJECTS=1",
-		"LC_ALL=C",
-	)
-}
-
 // run runs git with args, feeding stdin, and passes its stdout to consume.
 // An error carries git's stderr.
 func (g gitRunner) run(ctx context.Context, stdin []byte, consume func(io.Reader) error, args ...string) error {
 	full := append([]string{"--git-dir", g.gitDir}, args...)
 	cmd := exec.CommandContext(ctx, g.bin, full...)
-	cmd.Env = gitEnv()
+	cmd.Env = upstream.GitEnv()
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
