@@ -13,7 +13,6 @@ import (
 	"strings"
 
 	"github.com/patchkit/patchkit/internal/series"
-
 	"github.com/patchkit/patchkit/internal/upstream"
 )
 
