@@ -106,7 +106,14 @@ func WriteAppliedUpstream(file string, p *series.Patch, tag string) (changed boo
 	if err != nil {
 		return false, fmt.Errorf("writing %s: %w", p.Path, err)
 	}
-	if !bytes.Equal(cur, p.Raw) {
+	onDisk := p.Raw
+	if ref := p.Reference; ref != nil && ref.FileSize > 0 && ref.FileSize <= len(p.Raw) {
+		// A materialized reference: the file holds only the header; the
+		// commit's diff after it came from the upstream and is not written.
+		onDisk = p.Raw[:ref.FileSize]
+		out = out[:len(out)-(len(p.Raw)-ref.FileSize)]
+	}
+	if !bytes.Equal(cur, onDisk) {
 		return false, fmt.Errorf("writing %s: the file changed since it was read; run again", p.Path)
 	}
 	st, err := os.Stat(real)

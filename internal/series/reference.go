@@ -66,6 +66,10 @@ type Reference struct {
 	// the Patch-Id field.
 	Line        int
 	PatchIDLine int
+	// FileSize is, on a patch that Materialize made, the size of the
+	// reference file itself: Raw[:FileSize] is what is on disk, and the
+	// commit's diff follows. 0 on a file as read.
+	FileSize int
 }
 
 var fullIDRe = regexp.MustCompile(`^[0-9a-fA-F]{40}$`)
@@ -162,6 +166,9 @@ func Materialize(p *Patch, diff []byte) (*Patch, error) {
 		return nil, diag.Inputf(p.Path, p.Reference.Line, "upstream commit %s has no diff to apply", p.Reference.Commit)
 	}
 	q.Name = p.Name
+	if q.Reference != nil {
+		q.Reference.FileSize = len(p.Raw)
+	}
 	return q, nil
 }
 

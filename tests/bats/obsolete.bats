@@ -48,3 +48,22 @@ setup() {
   run pk --offline obsolete-check greeter
   assert_failure 2
 }
+
+@test "obsolete-check --write on a reference file writes only its header" {
+  id=$(git -C "$UPSTREAM" rev-parse v1.1.0~1)
+  rm "$ROOT/patches/greeter/0001-greet-world.diff"
+  run pk backport greeter "$id" --reference --name greet-world
+  assert_success
+  ref="$ROOT/patches/greeter/0003-greet-world.ref.diff"
+  [ -f "$ref" ]
+  run grep -c '^diff --git' "$ref"
+  assert_output "0"
+  run pk obsolete-check greeter --write
+  assert_failure 1
+  run grep -c '^Applied-Upstream: v1.1.0$' "$ref"
+  assert_output "1"
+  run grep -c '^diff --git' "$ref"
+  assert_output "0"
+  run pk verify greeter
+  assert_success
+}
