@@ -22,6 +22,7 @@ bin:
 ## lines below are the one list of units: hack/build-matrix.sh and
 ## `patchkit verify` read them.
 build: bin
+	$(MAKE) image IMAGE=kubeovn
 
 IMAGE          ?=
 PUSH           ?= $(if $(REGISTRY),1,0)

@@ -1,0 +1,3 @@
+module patchkit.invalid/patches
+
+go 1.26
