@@ -80,7 +80,6 @@ type fragLine struct {
 // them: the patch's order, reversed when applying in reverse.
 func filePatches(p *series.Patch, reverse bool) []*filePatch {
 	lines := splitRawLines(p.Raw)
-	headers := fileHeaders(lines, p.Files)
 	// git apply strips one leading directory from the names of traditional
 	// diffs (-p1), unless the first diff whose two names agree shows none.
 	strip, known := 1, false
@@ -103,9 +102,9 @@ func filePatches(p *series.Patch, reverse bool) []*filePatch {
 			newOID:   f.NewOIDPrefix,
 			isBinary: f.IsBinary,
 		}
-		fp.headerLine = headers[i].line
+		fp.headerLine = p.FileLine[f]
 		fp.corrupt = headerProblem(f)
-		if fp.headerLine > 0 && !headers[i].git {
+		if fp.headerLine > 0 && fp.headerLine <= len(lines) && !strings.HasPrefix(lines[fp.headerLine-1], "diff --git ") {
 			fp.traditional = true
 			if !known {
 				o, n := guessStrip(f.OldName), guessStrip(f.NewName)
@@ -248,63 +247,6 @@ func splitRawLines(raw []byte) []string {
 		}
 		out = append(out, s[:i+1])
 		s = s[i+1:]
-	}
-	return out
-}
-
-// fileHeader is where a file diff starts in the patch, and whether it is a
-// git diff ("diff --git") or a traditional unified diff ("---", "+++").
-type fileHeader struct {
-	line int // 1-based, 0 if unknown
-	git  bool
-}
-
-func isTraditionalHeader(lines []string, i int) bool {
-	return i+2 < len(lines) && strings.HasPrefix(lines[i], "--- ") &&
-		strings.HasPrefix(lines[i+1], "+++ ") && strings.HasPrefix(lines[i+2], "@@ -")
-}
-
-// fileHeaders finds the header of each file diff, walking the patch as
-// go-gitdiff parsed it: hunks are skipped by their line counts, so that a
-// removed line "-- x" is not taken for a header.
-func fileHeaders(lines []string, files []*gitdiff.File) []fileHeader {
-	out := make([]fileHeader, len(files))
-	pos := 0
-	for k, f := range files {
-		for pos < len(lines) && !strings.HasPrefix(lines[pos], "diff --git ") && !isTraditionalHeader(lines, pos) {
-			pos++
-		}
-		if pos == len(lines) || f == nil {
-			return out
-		}
-		out[k] = fileHeader{line: pos + 1, git: strings.HasPrefix(lines[pos], "diff --git ")}
-		if out[k].git {
-			pos++
-		} else {
-			pos += 2
-		}
-		for _, frag := range f.TextFragments {
-			for pos < len(lines) && !strings.HasPrefix(lines[pos], "@@ -") {
-				pos++
-			}
-			if pos == len(lines) || frag == nil {
-				return out
-			}
-			pos++
-			oldN, newN := frag.OldLines, frag.NewLines
-			for (oldN > 0 || newN > 0) && pos < len(lines) {
-				switch lines[pos][0] {
-				case ' ', '\n':
-					oldN--
-					newN--
-				case '-':
-					oldN--
-				case '+':
-					newN--
-				}
-				pos++
-			}
-		}
 	}
 	return out
 }

@@ -35,6 +35,13 @@ func parsePatch(file string, raw []byte) (*series.Patch, error) {
 		Raw:      raw,
 		Files:    files,
 		HunkLine: map[*gitdiff.TextFragment]int{},
+		FileLine: map[*gitdiff.File]int{},
+	}
+	lines := strings.SplitAfter(string(raw), "\n")
+	for k, h := range fileHeaders(lines, files) {
+		if h.line > 0 {
+			p.FileLine[files[k]] = h.line
+		}
 	}
 	var frags []*gitdiff.TextFragment
 	for _, f := range files {
@@ -52,4 +59,61 @@ func parsePatch(file string, raw []byte) (*series.Patch, error) {
 		}
 	}
 	return p, nil
+}
+
+// fileHeader is where a file diff starts in the patch, and whether it is a
+// git diff ("diff --git") or a traditional unified diff ("---", "+++").
+type fileHeader struct {
+	line int // 1-based, 0 if unknown
+	git  bool
+}
+
+func isTraditionalHeader(lines []string, i int) bool {
+	return i+2 < len(lines) && strings.HasPrefix(lines[i], "--- ") &&
+		strings.HasPrefix(lines[i+1], "+++ ") && strings.HasPrefix(lines[i+2], "@@ -")
+}
+
+// fileHeaders finds the header of each file diff, as series.Parse does, walking the patch as
+// go-gitdiff parsed it: hunks are skipped by their line counts, so that a
+// removed line "-- x" is not taken for a header.
+func fileHeaders(lines []string, files []*gitdiff.File) []fileHeader {
+	out := make([]fileHeader, len(files))
+	pos := 0
+	for k, f := range files {
+		for pos < len(lines) && !strings.HasPrefix(lines[pos], "diff --git ") && !isTraditionalHeader(lines, pos) {
+			pos++
+		}
+		if pos == len(lines) || f == nil {
+			return out
+		}
+		out[k] = fileHeader{line: pos + 1, git: strings.HasPrefix(lines[pos], "diff --git ")}
+		if out[k].git {
+			pos++
+		} else {
+			pos += 2
+		}
+		for _, frag := range f.TextFragments {
+			for pos < len(lines) && !strings.HasPrefix(lines[pos], "@@ -") {
+				pos++
+			}
+			if pos == len(lines) || frag == nil {
+				return out
+			}
+			pos++
+			oldN, newN := frag.OldLines, frag.NewLines
+			for (oldN > 0 || newN > 0) && pos < len(lines) {
+				switch lines[pos][0] {
+				case ' ', '\n':
+					oldN--
+					newN--
+				case '-':
+					oldN--
+				case '+':
+					newN--
+				}
+				pos++
+			}
+		}
+	}
+	return out
 }

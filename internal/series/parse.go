@@ -221,6 +221,7 @@ func gitdiffError(path string, lines []string, start int, err error) error {
 // silently drop those extra lines).
 func (p *Patch) locate(lines []string, start int) ([]int, error) {
 	p.HunkLine = make(map[*gitdiff.TextFragment]int)
+	p.FileLine = make(map[*gitdiff.File]int, len(p.Files))
 	fileLines := make([]int, len(p.Files))
 	pos := start
 	for k, f := range p.Files {
@@ -231,6 +232,7 @@ func (p *Patch) locate(lines []string, start int) ([]int, error) {
 			return nil, fmt.Errorf("%s: locating file diff %d of %d: no header found", p.Path, k+1, len(p.Files))
 		}
 		fileLines[k] = pos + 1
+		p.FileLine[f] = pos + 1
 		if isGitFileHeader(lines[pos]) {
 			pos++
 		} else {

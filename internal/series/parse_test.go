@@ -50,6 +50,9 @@ func TestParse(t *testing.T) {
 	if got := p.HunkLine[p.Files[0].TextFragments[0]]; got != 7 {
 		t.Errorf("HunkLine = %d, want 7", got)
 	}
+	if got := p.FileLine[p.Files[0]]; got != 4 {
+		t.Errorf("FileLine = %d, want 4 (the diff --git line)", got)
+	}
 	if want := gitPatchID(t, t.TempDir(), []byte(raw)); p.PatchID != want {
 		t.Errorf("Parse() PatchID = %s, want %s", p.PatchID, want)
 	}

@@ -25,6 +25,9 @@ type Patch struct {
 	// HunkLine+1+k, plus one for each earlier fragment line that lacks its
 	// newline (a "\ No newline at end of file" marker follows such a line).
 	HunkLine map[*gitdiff.TextFragment]int
+	// FileLine gives, for each file diff, the 1-based line of Raw where its
+	// header starts: "diff --git", or the "---" of a traditional diff.
+	FileLine map[*gitdiff.File]int
 	// PatchID is `git patch-id --stable` of the diff (see PatchID), in hex;
 	// "" for a traditional diff without "diff --git" lines, for which git
 	// prints no id either. For a reference file it is the pinned Patch-Id
