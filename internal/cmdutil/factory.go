@@ -9,6 +9,7 @@ import (
 	"github.com/patchkit/patchkit/internal/diag"
 	"github.com/patchkit/patchkit/internal/pipeline"
 	"github.com/patchkit/patchkit/internal/report"
+	"github.com/patchkit/patchkit/internal/spec"
 	"github.com/patchkit/patchkit/internal/upstream"
 )
 
@@ -101,4 +102,31 @@ func (f *Factory) Env() (pipeline.Env, error) {
 		return pipeline.Env{}, err
 	}
 	return pipeline.Env{Root: root, CacheDir: cacheDir, UpstreamURL: f.UpstreamURL, Offline: f.Offline, Progress: f.IO.Progress()}, nil
+}
+
+// Setup resolves what a command that runs the stages needs first: the output
+// format and the Env.
+func (f *Factory) Setup() (report.Format, pipeline.Env, error) {
+	format, err := f.Format()
+	if err != nil {
+		return "", pipeline.Env{}, err
+	}
+	env, err := f.Env()
+	if err != nil {
+		return "", pipeline.Env{}, err
+	}
+	return format, env, nil
+}
+
+// Images returns the images a command was given, or every image under
+// root/images when it was given none. --upstream-url replaces the upstream
+// of one image, so with it exactly one IMAGE must be named.
+func (f *Factory) Images(root string, args []string) ([]string, error) {
+	if f.UpstreamURL != "" && len(args) != 1 {
+		return nil, &UsageError{Err: errors.New("--upstream-url replaces the upstream of one image: name exactly one IMAGE")}
+	}
+	if len(args) > 0 {
+		return args, nil
+	}
+	return spec.List(root)
 }

@@ -59,11 +59,7 @@ tree is then written atomically to --out (default _output/IMAGE/src).
 
 func run(ctx context.Context, opts *Options) error {
 	f := opts.Factory
-	format, err := f.Format()
-	if err != nil {
-		return err
-	}
-	env, err := f.Env()
+	format, env, err := f.Setup()
 	if err != nil {
 		return err
 	}

@@ -70,11 +70,7 @@ applying, in glob order, each file or, for a reference, the output of
 
 func run(ctx context.Context, opts *Options) error {
 	f := opts.Factory
-	format, err := f.Format()
-	if err != nil {
-		return err
-	}
-	env, err := f.Env()
+	format, env, err := f.Setup()
 	if err != nil {
 		return err
 	}

@@ -188,11 +188,7 @@ var placeholder = "sha256:" + strings.Repeat("0", 64)
 //  6. stamp (--stamp), only once the image is published.
 func run(ctx context.Context, opts *Options) error {
 	f := opts.Factory
-	format, err := f.Format()
-	if err != nil {
-		return err
-	}
-	env, err := f.Env()
+	format, env, err := f.Setup()
 	if err != nil {
 		return err
 	}

@@ -55,11 +55,7 @@ failed, or an ownership finding; 2 bad input.`,
 
 func run(ctx context.Context, opts *Options) error {
 	f := opts.Factory
-	format, err := f.Format()
-	if err != nil {
-		return err
-	}
-	env, err := f.Env()
+	format, env, err := f.Setup()
 	if err != nil {
 		return err
 	}

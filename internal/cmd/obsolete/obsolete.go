@@ -12,7 +12,6 @@ import (
 	obsoletestage "github.com/patchkit/patchkit/internal/obsolete"
 	"github.com/patchkit/patchkit/internal/pipeline"
 	"github.com/patchkit/patchkit/internal/report"
-	"github.com/patchkit/patchkit/internal/spec"
 )
 
 // Options are the flags and dependencies of `patchkit obsolete-check`.
@@ -75,19 +74,13 @@ present, partial, superseded or in conflict somewhere; 2 bad input.`,
 
 func run(ctx context.Context, opts *Options) error {
 	f := opts.Factory
-	format, err := f.Format()
+	format, env, err := f.Setup()
 	if err != nil {
 		return err
 	}
-	env, err := f.Env()
+	images, err := f.Images(env.Root, opts.Images)
 	if err != nil {
 		return err
-	}
-	images := opts.Images
-	if len(images) == 0 {
-		if images, err = spec.List(env.Root); err != nil {
-			return err
-		}
 	}
 	fetched := map[string]bool{}
 	var results []report.Obsolete

@@ -15,7 +15,6 @@ import (
 	"github.com/patchkit/patchkit/internal/diag"
 	"github.com/patchkit/patchkit/internal/ghapi"
 	"github.com/patchkit/patchkit/internal/report"
-	"github.com/patchkit/patchkit/internal/spec"
 	verifystage "github.com/patchkit/patchkit/internal/verify"
 )
 
@@ -82,19 +81,13 @@ $GITHUB_STEP_SUMMARY when it is set. Exit 1 when a check fails.`,
 
 func run(ctx context.Context, opts *Options) error {
 	f := opts.Factory
-	format, err := f.Format()
+	format, env, err := f.Setup()
 	if err != nil {
 		return err
 	}
-	env, err := f.Env()
+	images, err := f.Images(env.Root, opts.Images)
 	if err != nil {
 		return err
-	}
-	images := opts.Images
-	if len(images) == 0 {
-		if images, err = spec.List(env.Root); err != nil {
-			return err
-		}
 	}
 	units, orphans, err := verifystage.Units(env.Root, images, len(opts.Images) == 0)
 	if err != nil {
