@@ -106,6 +106,10 @@ func filePatches(p *series.Patch, reverse bool) []*filePatch {
 		fp.corrupt = headerProblem(f)
 		if fp.headerLine > 0 && fp.headerLine <= len(lines) && !strings.HasPrefix(lines[fp.headerLine-1], "diff --git ") {
 			fp.traditional = true
+		}
+		if fp.traditional && !p.NamesFinal {
+			// series rewrote the names for a strip level or a directory
+			// when NamesFinal is set; else git's -p1, or its guess.
 			if !known {
 				o, n := guessStrip(f.OldName), guessStrip(f.NewName)
 				if o < 0 {

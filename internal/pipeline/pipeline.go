@@ -58,7 +58,7 @@ func Prepare(ctx context.Context, env Env, name, ref string) (*Image, error) {
 	if err != nil {
 		return nil, err
 	}
-	patches, err := series.Load(filepath.Join(env.Root, filepath.FromSlash(s.Patches)), s.Patches)
+	patches, err := series.Load(filepath.Join(env.Root, filepath.FromSlash(s.Patches)), s.Patches, SeriesOptions(s)...)
 	if err != nil {
 		return nil, err
 	}
@@ -74,6 +74,16 @@ func Prepare(ctx context.Context, env Env, name, ref string) (*Image, error) {
 		}
 	}
 	return im, nil
+}
+
+// SeriesOptions are the series options the spec's patches mapping gives:
+// strip level, directory and recount (spec.Series).
+func SeriesOptions(s *spec.Spec) []series.Option {
+	return []series.Option{series.WithOptions(series.Options{
+		Strip:     s.Series.Strip,
+		Directory: s.Series.Directory,
+		Recount:   s.Series.Recount,
+	})}
 }
 
 // Open runs Prepare's stages 3 and 4 for a spec already loaded: it opens the

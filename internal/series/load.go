@@ -20,8 +20,8 @@ import (
 // symbolic link to a regular file; subdirectories (tests/) and other files
 // are ignored, and a name that matches but is not a readable regular file is
 // an error. A missing dir is a *diag.InputError; a dir without patches gives
-// an empty slice.
-func Load(dir string, display string) ([]*Patch, error) {
+// an empty slice. opts apply to every patch (see Parse).
+func Load(dir string, display string, opts ...Option) ([]*Patch, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -55,7 +55,7 @@ func Load(dir string, display string) ([]*Patch, error) {
 		if raw == nil {
 			continue // a symbolic link to a directory
 		}
-		p, err := Parse(shown, raw)
+		p, err := Parse(shown, raw, opts...)
 		if err != nil {
 			return nil, err
 		}

@@ -32,7 +32,16 @@ import (
 // A reference file (a Reference field; see reference.go) needs no diff: it
 // parses to a Patch with Reference set and no Files. When it has a diff, its
 // patch-id must be the pinned Patch-Id.
-func Parse(path string, raw []byte) (*Patch, error) {
+//
+// Options (WithStrip, WithDirectory, WithRecount) read the diff as the
+// matching git apply flags would: with Recount, Raw holds the text with its
+// "@@" lines recounted; with Strip or Directory, the names of Files are tree
+// paths and NamesFinal is set.
+func Parse(path string, raw []byte, opts ...Option) (*Patch, error) {
+	o := buildOptions(opts)
+	if err := CheckOptions(o); err != nil {
+		return nil, diag.Inputf(path, 0, "%v", err)
+	}
 	if int64(len(raw)) > MaxPatchSize {
 		return nil, tooLarge(path, int64(len(raw)))
 	}
@@ -45,12 +54,16 @@ func Parse(path string, raw []byte) (*Patch, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.Recount && start < len(lines) {
+		recount(lines, start)
+		raw = []byte(strings.Join(lines, ""))
+	}
 	off := 0
 	for _, l := range lines[:start] {
 		off += len(l)
 	}
 
-	p := &Patch{Name: filepath.Base(path), Path: path, Raw: raw}
+	p := &Patch{Name: filepath.Base(path), Path: path, Raw: raw, options: o}
 	p.Header, err = ParseHeader(raw[:off], path)
 	if err != nil {
 		return nil, err
@@ -82,6 +95,11 @@ func Parse(path string, raw []byte) (*Patch, error) {
 	}
 	if err := checkPaths(path, lines, start, files, fileLines); err != nil {
 		return nil, err
+	}
+	if o.rewritesNames() {
+		if err := p.rewriteNames(lines, o); err != nil {
+			return nil, err
+		}
 	}
 	if err := checkFiles(path, files, fileLines); err != nil {
 		return nil, err

@@ -37,6 +37,12 @@ type Patch struct {
 	// commit it stands for and its pinned patch-id. Until Materialize fills
 	// in the commit's diff, Files and HunkLine are empty.
 	Reference *Reference
+	// NamesFinal is set when the names of Files are tree paths already
+	// rewritten for a strip level or a directory (Options): the applier then
+	// strips nothing, not even from traditional diffs.
+	NamesFinal bool
+
+	options Options
 }
 
 // Header is a patch's metadata: the DEP-3 fields and the other dialects that

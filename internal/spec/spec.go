@@ -44,14 +44,33 @@ type Spec struct {
 	File string `yaml:"-"`
 
 	Upstream Upstream `yaml:"upstream"`
-	// Patches is the patch directory, relative to the repository root.
-	Patches string  `yaml:"patches"`
-	Test    *Test   `yaml:"test,omitempty"`
-	Build   Build   `yaml:"build"`
-	Image   Image   `yaml:"image"`
-	Stamp   []Stamp `yaml:"stamp,omitempty"`
+	// Patches is the patch directory, relative to the repository root:
+	// `patches: DIR`, or `patches: {dir: DIR, ...}` with the keys of Series.
+	Patches string `yaml:"-"`
+	// Series says how the patches apply (strip level, base directory,
+	// recount), from the mapping form of patches; zero for the string form.
+	Series Series  `yaml:"-"`
+	Test   *Test   `yaml:"test,omitempty"`
+	Build  Build   `yaml:"build"`
+	Image  Image   `yaml:"image"`
+	Stamp  []Stamp `yaml:"stamp,omitempty"`
 
 	lines map[string]int
+}
+
+// Series is the mapping form of the patches key: how the series applies, as
+// the flags of `git apply` say.
+type Series struct {
+	// Dir is the patch directory (patches.dir).
+	Dir string `yaml:"dir"`
+	// Strip is git apply's -p<n> (patches.strip); 0 means the default, 1.
+	Strip int `yaml:"strip"`
+	// Directory is git apply's --directory (patches.directory): prepended
+	// to every stripped name; a relative path inside the upstream tree.
+	Directory string `yaml:"directory"`
+	// Recount is git apply's --recount (patches.recount): the "@@" line
+	// counts are ignored and recounted from the hunks.
+	Recount bool `yaml:"recount"`
 }
 
 // Upstream is the pinned upstream.
@@ -133,6 +152,7 @@ func (s *Spec) Line(key string) int { return s.lines[key] }
 var allowed = map[string][]string{
 	"":               {"upstream", "patches", "test", "build", "image", "stamp"},
 	"upstream":       {"url", "ref", "releases", "branches"},
+	"patches":        {"dir", "strip", "directory", "recount"},
 	"test":           {"inject", "package", "run"},
 	"test.inject.[]": {"from", "to"},
 	"build":          {"builder", "dockerfile", "base", "files"},
@@ -215,6 +235,9 @@ func LoadReader(r io.Reader, root, name string) (*Spec, error) {
 	}
 	s := &Spec{Name: name, File: file, lines: map[string]int{}}
 	if err := checkKeys(file, doc.Content[0], "", "", s.lines); err != nil {
+		return nil, err
+	}
+	if err := s.decodePatches(doc.Content[0]); err != nil {
 		return nil, err
 	}
 	if err := doc.Content[0].Decode(s); err != nil {
@@ -326,10 +349,16 @@ func (s *Spec) validate(root string) error {
 		}
 	}
 	if s.Patches == "" {
+		if s.lines["patches.dir"] == 0 && s.lines["patches.strip"]+s.lines["patches.directory"]+s.lines["patches.recount"] > 0 {
+			return s.errf("patches.dir", "required: the patch directory, relative to the repository root")
+		}
 		return s.errf("patches", "required: the patch directory, relative to the repository root")
 	}
+	if err := s.validateSeries(); err != nil {
+		return err
+	}
 	if err := inRepo(root, s.Patches); err != nil {
-		return s.errf("patches", "%v", err)
+		return s.errf(s.patchesKey(), "%v", err)
 	}
 	if t := s.Test; t != nil {
 		for i, in := range t.Inject {
@@ -545,6 +574,60 @@ func inRepo(root, p string) error {
 	rel, err := filepath.Rel(absRoot, real)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return fmt.Errorf("%q leaves the repository through a symlink", p)
+	}
+	return nil
+}
+
+// decodePatches reads the patches key, in either form: a string (the patch
+// directory) or a mapping with dir, strip, directory and recount. It sets
+// Patches and Series.
+func (s *Spec) decodePatches(root *yaml.Node) error {
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value != "patches" {
+			continue
+		}
+		v := root.Content[i+1]
+		switch v.Kind {
+		case yaml.MappingNode:
+			if err := v.Decode(&s.Series); err != nil {
+				return yamlError(s.File, err)
+			}
+			s.Patches = s.Series.Dir
+		case yaml.ScalarNode:
+			if err := v.Decode(&s.Patches); err != nil {
+				return yamlError(s.File, err)
+			}
+		default:
+			return &diag.InputError{File: s.File, Line: v.Line, Key: "patches",
+				Msg: "want the patch directory, or a mapping with dir, strip, directory and recount"}
+		}
+	}
+	return nil
+}
+
+// patchesKey is the key that holds the patch directory: patches, or
+// patches.dir in the mapping form.
+func (s *Spec) patchesKey() string {
+	if s.lines["patches.dir"] > 0 {
+		return "patches.dir"
+	}
+	return "patches"
+}
+
+// validateSeries checks the mapping form's strip and directory.
+func (s *Spec) validateSeries() error {
+	if s.Series.Strip < 0 || (s.lines["patches.strip"] > 0 && s.Series.Strip == 0) {
+		return s.errf("patches.strip", "%d: want 1 or more (git apply -p<n>; 1 is the default)", s.Series.Strip)
+	}
+	if d := s.Series.Directory; d != "" {
+		if strings.HasPrefix(d, "/") {
+			return s.errf("patches.directory", "%q is absolute: want a path relative to the upstream tree", d)
+		}
+		if err := tree.Clean(strings.TrimSuffix(d, "/")); err != nil {
+			return s.errf("patches.directory", "%q: %v", d, err)
+		}
+	} else if s.lines["patches.directory"] > 0 {
+		return s.errf("patches.directory", "empty: leave the key out to apply at the tree's root")
 	}
 	return nil
 }

@@ -255,3 +255,48 @@ func TestCheckBuild(t *testing.T) {
 		})
 	}
 }
+
+func TestLoadPatchesMapping(t *testing.T) {
+	const head = "upstream: {url: file:///x, ref: v1}\n"
+	cases := []struct {
+		name    string
+		patches string
+		want    Series
+		dir     string
+		errKey  string
+		errLine int
+	}{
+		{name: "string form", patches: "patches: p\n", dir: "p"},
+		{name: "mapping, dir only", patches: "patches: {dir: p}\n", dir: "p", want: Series{Dir: "p"}},
+		{name: "strip and directory", patches: "patches:\n  dir: p\n  strip: 4\n  directory: charts/foo\n  recount: true\n",
+			dir: "p", want: Series{Dir: "p", Strip: 4, Directory: "charts/foo", Recount: true}},
+		{name: "missing dir", patches: "patches:\n  strip: 4\n", errKey: "patches.dir", errLine: 2},
+		{name: "unknown key", patches: "patches:\n  dir: p\n  fuzz: 2\n", errKey: "patches.fuzz", errLine: 4},
+		{name: "strip zero", patches: "patches:\n  dir: p\n  strip: 0\n", errKey: "patches.strip", errLine: 4},
+		{name: "strip negative", patches: "patches:\n  dir: p\n  strip: -1\n", errKey: "patches.strip", errLine: 4},
+		{name: "strip not a number", patches: "patches:\n  dir: p\n  strip: four\n", errLine: 4},
+		{name: "directory with ..", patches: "patches:\n  dir: p\n  directory: charts/../../etc\n", errKey: "patches.directory", errLine: 4},
+		{name: "directory absolute", patches: "patches:\n  dir: p\n  directory: /etc\n", errKey: "patches.directory", errLine: 4},
+		{name: "directory .git", patches: "patches:\n  dir: p\n  directory: .git/hooks\n", errKey: "patches.directory", errLine: 4},
+		{name: "dir leaves the repository", patches: "patches:\n  dir: ../p\n", errKey: "patches.dir", errLine: 3},
+		{name: "a list", patches: "patches: [p]\n", errKey: "patches", errLine: 2},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := LoadReader(strings.NewReader(head+c.patches), t.TempDir(), "x")
+			if c.errLine != 0 {
+				var ie *diag.InputError
+				if !errors.As(err, &ie) || ie.Line != c.errLine || ie.Key != c.errKey || ie.File != "images/x/patchkit.yaml" {
+					t.Fatalf("LoadReader() error = %#v, want %s:%d key %q", err, "images/x/patchkit.yaml", c.errLine, c.errKey)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("LoadReader() error = %v", err)
+			}
+			if s.Patches != c.dir || s.Series != c.want {
+				t.Errorf("LoadReader() patches = %q %+v, want %q %+v", s.Patches, s.Series, c.dir, c.want)
+			}
+		})
+	}
+}

@@ -261,7 +261,8 @@ func (v *verifier) materialize(ctx context.Context) error {
 func loadSeries(root string, s *spec.Spec) ([]*entry, error) {
 	dir := filepath.Join(root, filepath.FromSlash(s.Patches))
 	display := strings.TrimSuffix(s.Patches, "/")
-	patches, err := series.Load(dir, display)
+	opts := pipeline.SeriesOptions(s)
+	patches, err := series.Load(dir, display, opts...)
 	if err == nil {
 		out := make([]*entry, len(patches))
 		for i, p := range patches {
@@ -305,7 +306,7 @@ func loadSeries(root string, s *spec.Spec) ([]*entry, error) {
 			raw, err := os.ReadFile(full)
 			if err != nil {
 				e.bad = &diag.InputError{File: e.path, Msg: "reading the patch", Err: err}
-			} else if e.patch, err = series.Parse(e.path, raw); err != nil {
+			} else if e.patch, err = series.Parse(e.path, raw, opts...); err != nil {
 				e.bad = err
 				e.badCheck = badCheckFor(raw, err)
 			}

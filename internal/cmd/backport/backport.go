@@ -82,7 +82,7 @@ func run(ctx context.Context, opts *Options) error {
 	dir := filepath.Join(root, filepath.FromSlash(s.Patches))
 	var existing []*series.Patch
 	if _, err := os.Stat(dir); err == nil {
-		if existing, err = series.Load(dir, s.Patches); err != nil {
+		if existing, err = series.Load(dir, s.Patches, pipeline.SeriesOptions(s)...); err != nil {
 			return err
 		}
 	}

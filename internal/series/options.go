@@ -1,0 +1,186 @@
+package series
+
+import (
+	"fmt"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/patchkit/patchkit/internal/diag"
+	"github.com/patchkit/patchkit/internal/tree"
+)
+
+// Options say how a series names its files and counts its hunks, as the
+// flags of `git apply` do. The zero value is git apply's default.
+type Options struct {
+	// Strip is git apply's -p<n>: the leading path components removed from
+	// the names in the diff. 0 means the default, -p1 (and git's guess for
+	// traditional diffs). Names of "rename from"/"copy from" lines lose one
+	// fewer, as git's do, since they carry no a/ b/ prefix.
+	Strip int
+	// Directory is git apply's --directory=<dir>: prepended to every name
+	// after stripping. A clean relative path; "" means the tree's root.
+	Directory string
+	// Recount is git apply's --recount: the line counts of "@@" lines are
+	// ignored and recounted from the hunk's lines.
+	Recount bool
+}
+
+// Option configures Load and Parse.
+type Option func(*Options)
+
+// WithStrip strips n leading components from the names in the diff (n >= 1),
+// as `git apply -p<n>` does.
+func WithStrip(n int) Option { return func(o *Options) { o.Strip = n } }
+
+// WithDirectory prepends dir to every name, as `git apply --directory=<dir>` does.
+func WithDirectory(dir string) Option { return func(o *Options) { o.Directory = dir } }
+
+// WithRecount ignores the line counts of "@@" lines, as `git apply --recount` does.
+func WithRecount() Option { return func(o *Options) { o.Recount = true } }
+
+// WithOptions sets every option at once, e.g. to parse part of a patch again
+// with the options of the series it came from (Patch.Options).
+func WithOptions(opts Options) Option { return func(o *Options) { *o = opts } }
+
+func buildOptions(opts []Option) Options {
+	var o Options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o
+}
+
+// rewritesNames reports whether names differ from git apply's default ones.
+func (o Options) rewritesNames() bool { return o.Strip > 1 || o.Directory != "" }
+
+// CheckOptions validates opts as a spec gives them: Strip is 0 (the default)
+// or at least 1, Directory a clean relative path inside the tree. The error
+// says what is wrong, for the caller to name the file and key.
+func CheckOptions(o Options) error {
+	if o.Strip < 0 {
+		return fmt.Errorf("strip %d: want 1 or more (git apply -p<n>)", o.Strip)
+	}
+	if o.Directory != "" {
+		if path.IsAbs(o.Directory) || strings.HasPrefix(o.Directory, "/") {
+			return fmt.Errorf("directory %q is absolute: want a path relative to the upstream tree", o.Directory)
+		}
+		d := strings.TrimSuffix(o.Directory, "/")
+		if err := tree.Clean(d); err != nil {
+			return fmt.Errorf("directory %q: %w", o.Directory, err)
+		}
+	}
+	return nil
+}
+
+// rewriteNames applies Strip and Directory to the names go-gitdiff parsed,
+// so that every consumer of the Patch sees tree paths. go-gitdiff has already
+// removed one component from the names of git diffs (not from "rename
+// from"/"copy from" lines, which git strips by one fewer anyway); traditional
+// diffs keep theirs. A name with fewer components than the strip level, and a
+// result that leaves the tree, is bad input naming the file diff's line.
+func (p *Patch) rewriteNames(lines []string, o Options) error {
+	strip := max(o.Strip, 1)
+	dir := strings.Trim(o.Directory, "/")
+	for _, f := range p.Files {
+		line := p.FileLine[f]
+		traditional := line > 0 && line <= len(lines) && !isGitFileHeader(lines[line-1])
+		n := strip - 1
+		if traditional {
+			n = strip
+		}
+		for _, name := range []*string{&f.OldName, &f.NewName} {
+			if *name == "" {
+				continue
+			}
+			s, ok := stripComponents(*name, n)
+			if !ok {
+				return diag.Inputf(p.Path, line, "strip %d removes the whole path %q: it has fewer leading directories (git apply: unable to find filename)", strip, *name)
+			}
+			if dir != "" {
+				s = dir + "/" + s
+			}
+			if err := tree.Clean(s); err != nil {
+				return diag.Inputf(p.Path, line, "unsafe path: %v", err)
+			}
+			*name = s
+		}
+	}
+	p.NamesFinal = true
+	return nil
+}
+
+// stripComponents removes n leading directories from name, as git's -p does;
+// ok is false when name has fewer, or nothing is left.
+func stripComponents(name string, n int) (string, bool) {
+	for ; n > 0; n-- {
+		i := strings.IndexByte(name, '/')
+		if i < 0 {
+			return "", false
+		}
+		name = name[i+1:]
+		for strings.HasPrefix(name, "/") {
+			name = name[1:]
+		}
+	}
+	return name, name != ""
+}
+
+// recount rewrites the "@@" lines of a diff with the line counts of their
+// hunks, as `git apply --recount` does (its recount_diff): a hunk runs until
+// a line that starts "@@ " or "diff ", or the end; ' ' and empty lines count
+// on both sides, '-' on the old, '+' on the new, '\' on neither. When any
+// other line ends a hunk, git warns and keeps the header's counts, and so
+// does recount. Line numbers stay as they were. lines are modified in place.
+func recount(lines []string, start int) {
+	for i := start; i < len(lines); i++ {
+		r, ok := parseFragmentHeader(lines[i])
+		if !ok {
+			continue
+		}
+		var oldN, newN int64
+		j := i + 1
+		good := true
+	scan:
+		for ; j < len(lines); j++ {
+			l := lines[j]
+			switch l[0] {
+			case ' ', '\n':
+				oldN++
+				newN++
+			case '-':
+				oldN++
+			case '+':
+				newN++
+			case '\\':
+			case '@':
+				good = strings.HasPrefix(l, "@@ ")
+				break scan
+			case 'd':
+				good = strings.HasPrefix(l, "diff ")
+				break scan
+			default:
+				good = false
+				break scan
+			}
+		}
+		if !good {
+			continue
+		}
+		lines[i] = formatFragmentHeader(lines[i], r, oldN, newN)
+		i = j - 1
+	}
+}
+
+// formatFragmentHeader rewrites the counts of header l, keeping its start
+// lines and the text after the closing "@@".
+func formatFragmentHeader(l string, r fragmentRange, oldN, newN int64) string {
+	_, rest, _ := strings.Cut(l[len("@@ -"):], " @@")
+	count := func(pos, n int64) string {
+		return strconv.FormatInt(pos, 10) + "," + strconv.FormatInt(n, 10)
+	}
+	return "@@ -" + count(r.oldPos, oldN) + " +" + count(r.newPos, newN) + " @@" + rest
+}
+
+// ParseOptions returns the options the patch was parsed with.
+func (p *Patch) ParseOptions() Options { return p.options }
