@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -27,6 +28,12 @@ const (
 	SourceCherryPicked   = "cherry-picked"
 	SourceCommitUpstream = "commit-upstream"
 	SourceUpstreamStatus = "Upstream-Status"
+	// Prose forms that real carries use (see proseRes).
+	SourceBackportProse = "Backport of"
+	SourceUpstreamPR    = "Upstream PR"
+	SourceCherryFrom    = "Cherry-picked from"
+	SourceFixesPR       = "upstream PR #N"
+	SourceCommitURL     = "commit URL"
 )
 
 var (
@@ -54,14 +61,36 @@ var (
 		regexp.MustCompile(`[?&;](?:id|h)=([0-9a-fA-F]{7,40})(?:[&;#]|$)`),
 		regexp.MustCompile(`/\+/([0-9a-fA-F]{7,40})(?:[/?#^]|$)`),
 	}
+	// prURLRe is a pull request (GitHub) or merge request (GitLab) URL:
+	// the repository URL and the number.
+	prURLRe = regexp.MustCompile(`^(https?://[^/\s]+/[^\s]+?)/(?:pull|-/merge_requests)/([0-9]+)(?:[/?#]|$)`)
+	// shortPRRe is GitHub's "owner/repo#N" shorthand.
+	shortPRRe = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9-]*)/([A-Za-z0-9._-]+)#([0-9]+)$`)
+	// hashPRRe is a bare "#N".
+	hashPRRe = regexp.MustCompile(`^#([0-9]+)$`)
+	// proseRes are the prose lines that name the upstream change, each
+	// with the source it fills Origin.Source with; a "# " comment prefix
+	// (shell-style headers) is allowed. The reference is read by splitRef.
+	proseRes = []struct {
+		re     *regexp.Regexp
+		source string
+	}{
+		{regexp.MustCompile(`(?i)^(?:#\s*)?backport(?:ed)?\s+(?:of|from)\s*:?\s+(.+)$`), SourceBackportProse},
+		{regexp.MustCompile(`(?i)^(?:#\s*)?upstream\s+(?:pr|pull request|merge request|commit)s?\s*:?\s+(.+)$`), SourceUpstreamPR},
+		{regexp.MustCompile(`(?i)^(?:#\s*)?cherry[ -]picked\s+from\s*:?\s+(.+)$`), SourceCherryFrom},
+	}
+	// fixesPRRe is "Fixes upstream PR #N" or "Ref upstream PR #N" anywhere in a line.
+	fixesPRRe = regexp.MustCompile(`(?i)\b(?:fix(?:es|ed)?|refs?|see|backports?)\s+upstream\s+(?:pr|pull request)\s+#([0-9]+)\b`)
 	// patchTagRe is the "[PATCH v2 1/3]" or "[RFC]" tags git format-patch
 	// puts before a subject.
 	patchTagRe = regexp.MustCompile(`^(?:\s*\[(?i:PATCH|RFC)[^\]]*\])+\s*`)
 )
 
-// originCandidate is a commit found by a dialect other than the Origin field.
+// originCandidate is a commit or pull request found by a dialect other than
+// the Origin field.
 type originCandidate struct {
 	url, commit, source string
+	pr                  int
 	line                int
 }
 
@@ -120,6 +149,7 @@ type headerParser struct {
 	subject     *Field
 	description *Field
 	origin      *Field
+	origins     []Origin // every Origin field that names a commit or a PR
 	author      bool
 	forwarded   bool
 	lastUpdate  bool
@@ -153,6 +183,10 @@ func (p *headerParser) parse(lines []string) error {
 				id = m[2]
 			}
 			p.candidates = append(p.candidates, originCandidate{commit: strings.ToLower(id), source: SourceCommitUpstream, line: i + 1})
+		}
+		if c, ok := proseCandidate(l); ok {
+			c.line = i + 1
+			p.candidates = append(p.candidates, c)
 		}
 	}
 
@@ -246,11 +280,7 @@ func (p *headerParser) field(f *Field) error {
 			p.description = f
 		}
 	case key == "origin":
-		if p.origin != nil {
-			return diag.Inputf(p.file, f.Line, "Origin given twice (first on line %d)", p.origin.Line)
-		}
-		p.origin = f
-		return p.parseOrigin(f, v)
+		return p.addOrigin(f, v)
 	case key == "bug" || strings.HasPrefix(key, "bug-"):
 		if v != "" {
 			p.h.Bug = append(p.h.Bug, v)
@@ -293,10 +323,44 @@ func (p *headerParser) field(f *Field) error {
 	return nil
 }
 
+// addOrigin reads one Origin field. Several are allowed when each names a
+// commit or a PR and all have the same kind, upstream or backport: a backport
+// of several upstream changes, applied in the order of the lines.
+func (p *headerParser) addOrigin(f *Field, v string) error {
+	o, err := p.parseOrigin(f, v)
+	if err != nil {
+		return err
+	}
+	if p.origin == nil {
+		p.origin = f
+		p.h.Origin = o
+		if o.names() {
+			p.origins = append(p.origins, o)
+		}
+		return nil
+	}
+	first := p.h.Origin
+	switch {
+	case !first.names() || !o.names():
+		return diag.Inputf(p.file, f.Line, "Origin given twice (first on line %d); several Origin lines must each name an upstream commit or PR", p.origin.Line)
+	case o.Kind != first.Kind:
+		return diag.Inputf(p.file, f.Line, "Origin kind %q differs from %q on line %d; the Origin lines of one patch share their kind", o.Kind, first.Kind, p.origin.Line)
+	case first.Kind == KindVendor || first.Kind == KindOther:
+		return diag.Inputf(p.file, f.Line, "Origin given twice (first on line %d); only upstream and backport origins name several commits", p.origin.Line)
+	}
+	for _, prev := range p.origins {
+		if prev.Commit == o.Commit && prev.PR == o.PR && prev.URL == o.URL {
+			return diag.Inputf(p.file, f.Line, "Origin repeats line %d", prev.Line)
+		}
+	}
+	p.origins = append(p.origins, o)
+	return nil
+}
+
 // parseOrigin reads "Origin: [<kind>, ]<URL or commit id>" or "Origin: <kind>".
-func (p *headerParser) parseOrigin(f *Field, v string) error {
+func (p *headerParser) parseOrigin(f *Field, v string) (Origin, error) {
 	if v == "" {
-		return diag.Inputf(p.file, f.Line, "Origin is empty; want upstream, backport, vendor or other, then a comma and a URL or commit id")
+		return Origin{}, diag.Inputf(p.file, f.Line, "Origin is empty; want upstream, backport, vendor or other, then a comma and a URL or commit id")
 	}
 	kind, rest := "", v
 	isKeyword := func(w string) bool { return keywordRe.MatchString(w) && !hexIDRe.MatchString(w) }
@@ -310,12 +374,75 @@ func (p *headerParser) parseOrigin(f *Field, v string) error {
 		case KindUpstream, KindBackport, KindVendor, KindOther:
 			kind = k
 		default:
-			return diag.Inputf(p.file, f.Line, "unknown Origin kind %q; want upstream, backport, vendor or other", kind)
+			return Origin{}, diag.Inputf(p.file, f.Line, "unknown Origin kind %q; want upstream, backport, vendor or other", kind)
 		}
 	}
-	url, commit := splitRef(rest)
-	p.h.Origin = Origin{Kind: kind, URL: url, Commit: commit, Source: SourceOrigin, Line: f.Line}
-	return nil
+	r := readRef(rest)
+	return Origin{Kind: kind, URL: r.url, Commit: r.commit, PR: r.pr, Source: SourceOrigin, Line: f.Line}, nil
+}
+
+// names reports whether o names an upstream change: a commit or a PR.
+func (o Origin) names() bool { return o.Commit != "" || o.PR != 0 }
+
+// ref is what a reference names: a URL, and the commit or pull request in it.
+type ref struct {
+	url, commit string
+	pr          int
+}
+
+// readRef reads a reference as splitRef does, and also pull requests: a
+// GitHub pull request or GitLab merge request URL, "owner/repo#N" (a GitHub
+// URL is made of it) or "#N" (a PR of the upstream). The first commit or PR
+// in the text wins; a URL that names neither is kept when nothing follows.
+func readRef(text string) ref {
+	var out ref
+	for _, tok := range strings.Fields(text) {
+		t := strings.TrimSuffix(strings.Trim(tok, "<>()[],;\"'"), ".")
+		t = strings.TrimSuffix(strings.TrimSuffix(t, ":"), ",")
+		if m := prURLRe.FindStringSubmatch(t); m != nil && commitFromURL(t) == "" {
+			n, _ := strconv.Atoi(m[2])
+			return ref{url: t, pr: n}
+		}
+		if m := shortPRRe.FindStringSubmatch(t); m != nil {
+			n, _ := strconv.Atoi(m[3])
+			return ref{url: fmt.Sprintf("https://github.com/%s/%s/pull/%d", m[1], m[2], n), pr: n}
+		}
+		if m := hashPRRe.FindStringSubmatch(t); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			return ref{pr: n}
+		}
+		if url, commit := splitRef(tok); commit != "" {
+			return ref{url: url, commit: commit}
+		} else if url != "" && out.url == "" {
+			out.url = url
+		}
+	}
+	return out
+}
+
+// proseCandidate reads the prose forms of one header line: "Backport of
+// <ref>", "Upstream PR: <ref>", "Cherry-picked from <ref>", "Fixes upstream
+// PR #N", and a commit URL alone on its line.
+func proseCandidate(l string) (originCandidate, bool) {
+	t := strings.TrimSpace(l)
+	for _, pr := range proseRes {
+		if m := pr.re.FindStringSubmatch(t); m != nil {
+			if r := readRef(m[1]); r.commit != "" || r.pr != 0 {
+				return originCandidate{url: r.url, commit: r.commit, pr: r.pr, source: pr.source}, true
+			}
+		}
+	}
+	if m := fixesPRRe.FindStringSubmatch(t); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return originCandidate{pr: n, source: SourceFixesPR}, true
+	}
+	t = strings.TrimSpace(strings.TrimPrefix(t, "#"))
+	if !strings.ContainsAny(t, " \t") && strings.Contains(t, "://") {
+		if id := commitFromURL(t); id != "" {
+			return originCandidate{url: t, commit: id, source: SourceCommitURL}, true
+		}
+	}
+	return originCandidate{}, false
 }
 
 // splitRef finds a URL and a commit id in a reference: a URL (the commit id
@@ -390,32 +517,48 @@ func (p *headerParser) finish() {
 		h.Subject = strings.TrimSpace(first)
 	}
 
+	p.settleOrigin()
+}
+
+// settleOrigin fills Origin from the other dialects when no Origin field
+// names a change, and Origins from the Origin fields or else from Origin.
+func (p *headerParser) settleOrigin() {
+	h := p.h
+	defer func() {
+		if len(p.origins) > 0 {
+			h.Origins = p.origins
+		} else if h.Origin.names() {
+			h.Origins = []Origin{h.Origin}
+		}
+	}()
 	cands := p.sortedCandidates()
 	if len(cands) == 0 {
 		return
 	}
 	// The first dialect in the text that names a commit wins; failing that,
-	// the first one.
+	// the first that names a PR; failing that, the first one.
 	best := cands[0]
-	for _, c := range cands {
-		if c.commit != "" {
-			best = c
-			break
-		}
+	if i := slices.IndexFunc(cands, func(c originCandidate) bool { return c.commit != "" }); i >= 0 {
+		best = cands[i]
+	} else if i := slices.IndexFunc(cands, func(c originCandidate) bool { return c.pr != 0 }); i >= 0 {
+		best = cands[i]
 	}
 	o := &h.Origin
 	switch {
 	case p.origin == nil:
-		*o = Origin{Kind: KindBackport, URL: best.url, Commit: best.commit, Source: best.source, Line: best.line}
-	case o.Commit == "" && best.commit != "" && (o.Kind == "" || o.Kind == KindUpstream || o.Kind == KindBackport):
-		// The Origin field names no commit; another dialect does.
+		*o = Origin{Kind: KindBackport, URL: best.url, Commit: best.commit, PR: best.pr, Source: best.source, Line: best.line}
+	case len(p.origins) > 1 || o.Commit != "" || !(o.Kind == "" || o.Kind == KindUpstream || o.Kind == KindBackport):
+	case best.commit != "" || (best.pr != 0 && o.PR == 0):
+		// The Origin field names no commit (at most a PR); another
+		// dialect does.
 		if o.Kind == "" {
 			o.Kind = KindBackport
 		}
 		if best.url != "" {
 			o.URL = best.url
 		}
-		o.Commit, o.Source, o.Line = best.commit, best.source, best.line
+		o.Commit, o.PR, o.Source, o.Line = best.commit, best.pr, best.source, best.line
+		p.origins = nil
 	}
 }
 
@@ -439,6 +582,10 @@ func (o Origin) String() string {
 	switch {
 	case o.Commit != "":
 		fmt.Fprintf(&b, " %s", o.Commit)
+	case o.PR != 0 && o.URL != "":
+		fmt.Fprintf(&b, " PR %s", o.URL)
+	case o.PR != 0:
+		fmt.Fprintf(&b, " PR #%d", o.PR)
 	case o.URL != "":
 		fmt.Fprintf(&b, " %s", o.URL)
 	}

@@ -55,8 +55,14 @@ type Header struct {
 	// the free text of the header (a mail's message), paragraphs joined by
 	// blank lines.
 	Description string
-	// Origin is where the change comes from.
+	// Origin is where the change comes from: the first Origin field, or the
+	// dialect that named the upstream change.
 	Origin Origin
+	// Origins are the upstream changes (commits or PRs) the patch is a
+	// backport of, in the order they apply: every Origin field that names
+	// one, else Origin when it names one; nil when none does. Origins[0]
+	// is Origin.
+	Origins []Origin
 	// Bug lists bug URLs (Bug:, Bug-<vendor>:).
 	Bug []string
 	// Forwarded is no, not-needed, or a URL; "" when absent.
@@ -84,8 +90,15 @@ type Origin struct {
 	URL string
 	// Commit is the upstream commit id when one was given (full or abbreviated hex).
 	Commit string
+	// PR is the number of the upstream pull request (GitHub) or merge
+	// request (GitLab) when the origin names one rather than a commit; URL
+	// is then its URL, or "" for a bare "#N" (a PR of the spec's upstream).
+	// A PR is not a commit: verify --online resolves its merge commit.
+	PR int
 	// Source names the field or dialect the commit came from: Origin,
-	// Backport-of, cherry-picked, commit-upstream, Upstream-Status.
+	// Backport-of, cherry-picked, commit-upstream, Upstream-Status, and the
+	// prose forms: "Backport of", "Upstream PR", "Cherry-picked from",
+	// "upstream PR #N", "commit URL".
 	Source string
 	// Line is the header line where the commit was found.
 	Line int
