@@ -154,15 +154,60 @@ func (c *Client) CommitDiff(ctx context.Context, owner, repo, sha string) (strin
 	}
 	diff, _, err := c.gh.Repositories.GetCommitRaw(ctx, owner, repo, sha, github.RawOptions{Type: github.Diff})
 	if err != nil {
-		return "", c.scrub(c.classify(owner, repo, sha, err))
+		return "", c.scrub(c.classify(fmt.Sprintf("commit %s of %s/%s", sha, owner, repo), err))
 	}
 	return diff, nil
 }
 
+// ErrNotMerged is wrapped by PullMergeCommit's error for a pull request that
+// is open or was closed without merging.
+var ErrNotMerged = errors.New("pull request not merged")
+
+// PullMergeCommit returns the commit that merged pull request number of
+// owner/repo: GitHub's merge_commit_sha of GET /repos/{owner}/{repo}/pulls/{n},
+// which is the merge commit, the squashed commit, or the last of the rebased
+// commits, as the PR was merged. A PR that is not merged wraps ErrNotMerged;
+// the other errors are CommitDiff's.
+func (c *Client) PullMergeCommit(ctx context.Context, owner, repo string, number int) (string, error) {
+	for _, s := range []string{owner, repo} {
+		if s == "" || strings.ContainsAny(s, "/?#% \t\n") || s == "." || s == ".." {
+			return "", fmt.Errorf("GitHub pull request %s/%s#%d: bad name %q", owner, repo, number, s)
+		}
+	}
+	if number <= 0 {
+		return "", fmt.Errorf("GitHub pull request %s/%s#%d: bad number", owner, repo, number)
+	}
+	what := fmt.Sprintf("pull request #%d of %s/%s", number, owner, repo)
+	pr, _, err := c.gh.PullRequests.Get(ctx, owner, repo, number)
+	if err != nil {
+		return "", c.scrub(c.classify(what, err))
+	}
+	sha := pr.GetMergeCommitSHA()
+	if !pr.GetMerged() || sha == "" {
+		return "", fmt.Errorf("%s is %s: %w", what, pr.GetState(), ErrNotMerged)
+	}
+	if !fullSHA(sha) {
+		return "", fmt.Errorf("%s: GitHub gave merge commit %q, not a commit id", what, sha)
+	}
+	return sha, nil
+}
+
+func fullSHA(s string) bool {
+	if len(s) != 40 {
+		return false
+	}
+	for _, r := range s {
+		if !strings.ContainsRune("0123456789abcdef", r) {
+			return false
+		}
+	}
+	return true
+}
+
 // classify maps go-github's errors to ErrNotFound, ErrUnprocessable and
-// ErrRateLimited with a message that says what to do.
-func (c *Client) classify(owner, repo, sha string, err error) error {
-	what := fmt.Sprintf("commit %s of %s/%s", sha, owner, repo)
+// ErrRateLimited with a message that says what to do; what names the thing
+// asked for ("commit <id> of owner/repo").
+func (c *Client) classify(what string, err error) error {
 	var rl *github.RateLimitError
 	var abuse *github.AbuseRateLimitError
 	var er *github.ErrorResponse

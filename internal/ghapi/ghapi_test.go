@@ -256,3 +256,55 @@ func TestParseRepo(t *testing.T) {
 		}
 	}
 }
+
+func TestPullMergeCommit(t *testing.T) {
+	const merge = "1111111111111111111111111111111111111111"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/repos/acme/widget/pulls/347":
+			fmt.Fprintf(w, `{"number":347,"state":"closed","merged":true,"merge_commit_sha":%q}`, merge)
+		case "/repos/acme/widget/pulls/348":
+			fmt.Fprint(w, `{"number":348,"state":"open","merged":false,"merge_commit_sha":"2222222222222222222222222222222222222222"}`)
+		case "/repos/acme/widget/pulls/349":
+			fmt.Fprint(w, `{"number":349,"state":"closed","merged":true,"merge_commit_sha":"::error::x"}`)
+		default:
+			w.WriteHeader(http.StatusNotFound)
+			fmt.Fprint(w, `{"message":"Not Found"}`)
+		}
+	}))
+	defer srv.Close()
+	c, err := New(WithBaseURL(srv.URL), WithToken(testToken))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		n       int
+		want    string
+		wantErr error
+		errText string
+	}{
+		{n: 347, want: merge},
+		{n: 348, wantErr: ErrNotMerged, errText: "pull request #348 of acme/widget is open"},
+		{n: 349, errText: "not a commit id"},
+		{n: 9, wantErr: ErrNotFound, errText: "GitHub has no pull request #9 of acme/widget"},
+		{n: 0, errText: "bad number"},
+	}
+	for _, tt := range cases {
+		t.Run(strconv.Itoa(tt.n), func(t *testing.T) {
+			got, err := c.PullMergeCommit(context.Background(), "acme", "widget", tt.n)
+			if tt.errText == "" {
+				if err != nil || got != tt.want {
+					t.Fatalf("PullMergeCommit() = %q, %v; want %q", got, err, tt.want)
+				}
+				return
+			}
+			if err == nil || (tt.wantErr != nil && !errors.Is(err, tt.wantErr)) || !strings.Contains(err.Error(), tt.errText) {
+				t.Fatalf("PullMergeCommit() error = %v, want %v containing %q", err, tt.wantErr, tt.errText)
+			}
+			if strings.Contains(err.Error(), testToken) {
+				t.Fatalf("the token leaked: %v", err)
+			}
+		})
+	}
+}
