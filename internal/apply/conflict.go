@@ -104,8 +104,14 @@ func conflictProblem(file string, fp *filePatch, nth int, fr *fragment, orig []i
 	if len(orig) > 0 {
 		nearLine = start + 1
 	}
+	kind := KindConflict
+	if f, at := fuzzMatch(orig, fr); f > 0 {
+		kind = KindFuzz
+		msg = fmt.Sprintf("hunk #%d of %s applies only with fuzz %d (GNU patch, at line %d); git apply rejects it: refresh the patch",
+			nth, fp.name(), f, at+1)
+	}
 	return Problem{
-		Kind:     KindConflict,
+		Kind:     kind,
 		File:     file,
 		Line:     fr.headerLine,
 		Path:     fp.name(),
@@ -115,4 +121,57 @@ func conflictProblem(file string, fp *filePatch, nth int, fr *fragment, orig []i
 		Actual:   actual,
 		NearLine: nearLine,
 	}
+}
+
+// MaxFuzz is the largest fuzz factor fuzzMatch tries: GNU patch's default.
+const MaxFuzz = 2
+
+// fuzzMatch tells whether a hunk that does not apply would apply with GNU
+// patch's fuzz: ignoring up to f (1..MaxFuzz) of its leading and of its
+// trailing context lines, its remaining context and removed lines match the
+// file somewhere. It returns the smallest such f and the 0-based line where
+// the kept lines start, or 0 when none does. A hunk without context has no
+// fuzz to give.
+func fuzzMatch(orig []imgLine, fr *fragment) (fuzz, at int) {
+	var pre []string
+	lead, trail, seenChange := 0, 0, false
+	for _, l := range fr.lines {
+		switch {
+		case l.op == gitdiff.OpContext:
+			pre = append(pre, l.text)
+			if seenChange {
+				trail++
+			} else {
+				lead++
+			}
+		case l.op == gitdiff.OpDelete:
+			pre = append(pre, l.text)
+			seenChange, trail = true, 0
+		default:
+			seenChange, trail = true, 0
+		}
+	}
+	for f := 1; f <= MaxFuzz; f++ {
+		dl, dt := min(f, lead), min(f, trail)
+		if dl == 0 && dt == 0 {
+			continue
+		}
+		kept := pre[dl : len(pre)-dt]
+		if len(kept) == 0 {
+			continue
+		}
+		for i := 0; i+len(kept) <= len(orig); i++ {
+			match := true
+			for k, s := range kept {
+				if orig[i+k].s != s {
+					match = false
+					break
+				}
+			}
+			if match {
+				return f, i
+			}
+		}
+	}
+	return 0, 0
 }

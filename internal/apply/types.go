@@ -17,6 +17,7 @@ const (
 // Problem kinds.
 const (
 	KindConflict   = "conflict"   // a hunk's context or removed lines are not in the tree
+	KindFuzz       = "fuzz"       // a hunk applies only with GNU patch's fuzz, which git apply does not have
 	KindWhitespace = "whitespace" // an added line has a whitespace error
 	KindMissing    = "missing"    // the patch changes a file the tree lacks
 	KindExists     = "exists"     // the patch creates a file the tree has

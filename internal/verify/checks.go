@@ -194,6 +194,9 @@ func headerFindings(p *series.Patch) []finding {
 		}
 	}
 	switch {
+	case o.PR != 0 && o.Commit == "":
+		// A pull request: the backport check resolves it (--online) or
+		// says why it cannot.
 	case (o.Kind == series.KindUpstream || o.Kind == series.KindBackport) && o.Commit == "":
 		what := "Origin: " + o.Kind
 		if o.Source != "" && o.Source != series.SourceOrigin {

@@ -170,6 +170,9 @@ func TestVerifyPROrigin(t *testing.T) {
 		if c := v.check(t, p, "backport"); c.Status != "skip" || !strings.Contains(c.Message, "verify --online resolves its merge commit") {
 			t.Errorf("offline %s backport check = %+v, want a skip saying --online resolves the PR", p, c)
 		}
+		if c := v.check(t, p, "header"); c.Status == "fail" || strings.Contains(c.Message, "not a commit") {
+			t.Errorf("offline %s header check = %+v, want no failure: a PR names the change", p, c)
+		}
 	}
 
 	code, stdout, stderr = r.run("verify", "img", "--online", "-o", "json")
