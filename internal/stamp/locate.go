@@ -24,7 +24,7 @@ type doc struct {
 	rel    string
 	data   []byte
 	text   string // data, for slicing lines without copies
-	starts []int // starts[i] is the offset of line i (0-based); starts[len] = len(data)
+	starts []int  // starts[i] is the offset of line i (0-based); starts[len] = len(data)
 }
 
 func newDoc(rel string, data []byte) *doc {
@@ -75,7 +75,9 @@ func (d *doc) indent(i int) (int, error) {
 }
 
 // isItem reports whether s (a line from its indentation on) starts a block sequence item.
-func isItem(s string) bool { return s == "-" || strings.HasPrefix(s, "- ") || strings.HasPrefix(s, "-\t") }
+func isItem(s string) bool {
+	return s == "-" || strings.HasPrefix(s, "- ") || strings.HasPrefix(s, "-\t")
+}
 
 // snippet is the lines [lo, hi) that hold a target, and the path from
 // their root to it: yaml.v3 parses just these lines.

@@ -192,19 +192,30 @@ func mapValue(m *yaml.Node, key string) *yaml.Node {
 	return nil
 }
 
-// applyEdits applies non-overlapping edits to data in one pass.
+// applyEdits applies edits to data in one pass. Edits are in spec order;
+// a later edit of exactly the same bytes (a split and a scalar target of
+// one key) replaces the earlier, as the later of two yq lines would.
+// Other overlaps are refused.
 func applyEdits(data []byte, edits []textEdit) ([]byte, error) {
-	sort.Slice(edits, func(i, j int) bool { return edits[i].start < edits[j].start })
+	sort.SliceStable(edits, func(i, j int) bool { return edits[i].start < edits[j].start })
+	var kept []textEdit
 	grow := 0
-	for i, e := range edits {
-		if i > 0 && e.start < edits[i-1].end {
+	for _, e := range edits {
+		if n := len(kept); n > 0 && e.start == kept[n-1].start && e.end == kept[n-1].end && e.end > e.start {
+			grow -= len(kept[n-1].text)
+			kept[n-1].text = e.text
+			grow += len(e.text)
+			continue
+		}
+		if n := len(kept); n > 0 && e.start < kept[n-1].end {
 			return nil, fmt.Errorf("two stamp targets overlap")
 		}
+		kept = append(kept, e)
 		grow += len(e.text) - (e.end - e.start)
 	}
 	out := make([]byte, 0, len(data)+max(grow, 0))
 	at := 0
-	for _, e := range edits {
+	for _, e := range kept {
 		out = append(out, data[at:e.start]...)
 		out = append(out, e.text...)
 		at = e.end
