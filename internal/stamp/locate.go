@@ -406,7 +406,10 @@ func (d *doc) skipFlow(i, at int) (int, error) {
 	return 0, d.errAt(i, "a flow collection or quoted scalar that does not end")
 }
 
-var yamlLineRE = regexp.MustCompile(`line (\d+)`)
+var (
+	yamlLineRE      = regexp.MustCompile(`line (\d+)`)
+	unknownAnchorRE = regexp.MustCompile(`unknown anchor '([^']*)' referenced`)
+)
 
 // parseSnippet parses the snippet's lines with yaml.v3; an error names
 // the line in the whole file.
@@ -419,6 +422,9 @@ func (d *doc) parseSnippet(s snippet) (*yaml.Node, error) {
 			line = s.lo + n
 			return fmt.Sprintf("line %d", s.lo+n)
 		})
+		if m := unknownAnchorRE.FindStringSubmatch(msg); m != nil {
+			return nil, inputErr(d.rel, line, "an alias (*%s) of an anchor elsewhere in the file: stamp does not edit through aliases", m[1])
+		}
 		return nil, inputErr(d.rel, line, "parsing YAML: %s", msg)
 	}
 	if len(root.Content) == 0 {
