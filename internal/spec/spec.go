@@ -19,6 +19,7 @@ import (
 
 	"github.com/patchkit/patchkit/internal/diag"
 	"github.com/patchkit/patchkit/internal/image/caps"
+	"github.com/patchkit/patchkit/internal/stamp/expr"
 	"github.com/patchkit/patchkit/internal/tree"
 )
 
@@ -135,15 +136,30 @@ type Image struct {
 
 // Stamp is a file and key that receive the built digest.
 type Stamp struct {
-	// File is a YAML file relative to the repository root.
+	// File is the target file relative to the repository root.
 	File string `yaml:"file"`
-	// Key is the dotted path of the value to write (.global.images.x.tag).
+	// Kind is yaml (File is YAML, Key names the value) or text (File holds
+	// just the value on one line). Empty means yaml when Key is given,
+	// text when it is not.
+	Kind string `yaml:"kind"`
+	// Key is the yq path of the value to write (.global.images.x.tag,
+	// .args[0], .a["b.c"]); see stamp/expr.
 	Key string `yaml:"key"`
 	// Format is tag@digest, digest, ref (registry/repository:tag@digest) or
 	// split: Key is then a mapping whose repository, tag and digest keys are
-	// written together.
+	// written together. It defaults to tag@digest unless Value is given.
 	Format string `yaml:"format"`
+	// Value is a template of the value to write, literal text around
+	// {{.Registry}}, {{.Repository}}, {{.Tag}}, {{.Digest}} and
+	// {{.Reference}}; it excludes Format.
+	Value string `yaml:"value"`
 }
+
+// The stamp kinds.
+const (
+	StampYAML = "yaml"
+	StampText = "text"
+)
 
 // Line returns the line of the key path (e.g. "upstream.ref") in the spec file, or 0.
 func (s *Spec) Line(key string) int { return s.lines[key] }
@@ -158,7 +174,7 @@ var allowed = map[string][]string{
 	"build":          {"builder", "dockerfile", "base", "files"},
 	"build.files.[]": {"from", "to", "mode", "capabilities"},
 	"image":          {"repository", "tag"},
-	"stamp.[]":       {"file", "key", "format"},
+	"stamp.[]":       {"file", "kind", "key", "format", "value"},
 }
 
 var (
@@ -414,6 +430,14 @@ func (s *Spec) validate(root string) error {
 			return s.errf("image.tag", "%q is not a valid tag ([A-Za-z0-9_.-], up to 128 characters)", s.Image.Tag)
 		}
 	}
+	return s.validateStamps(root)
+}
+
+// validateStamps checks each stamp target: its file stays in the
+// repository, its key is a yq path, its format or value template is known,
+// and no two targets write the same value.
+func (s *Spec) validateStamps(root string) error {
+	seen := map[string]int{}
 	for i := range s.Stamp {
 		st := &s.Stamp[i]
 		key := fmt.Sprintf("stamp[%d]", i)
@@ -423,14 +447,50 @@ func (s *Spec) validate(root string) error {
 		if err := inRepo(root, st.File); err != nil {
 			return s.errf(key+".file", "%v", err)
 		}
-		if !strings.HasPrefix(st.Key, ".") || strings.Contains(st.Key, "..") || len(st.Key) < 2 {
-			return s.errf(key+".key", "%q must be a path like .global.images.kubeovn.tag", st.Key)
+		switch {
+		case st.Kind == "" && st.Key == "":
+			st.Kind = StampText
+		case st.Kind == "":
+			st.Kind = StampYAML
+		case st.Kind != StampYAML && st.Kind != StampText:
+			return s.errf(key+".kind", "%q is not yaml or text", st.Kind)
+		}
+		target := path.Clean(st.File)
+		if st.Kind == StampText {
+			if st.Key != "" {
+				return s.errf(key+".key", "a text target has no key: the whole file is the value")
+			}
+		} else {
+			p, err := expr.ParsePath(st.Key)
+			if st.Key == "" {
+				return s.errf(key+".key", "required for a YAML target (or kind: text for a file holding just the value)")
+			}
+			if err != nil {
+				return s.errf(key+".key", "%v", err)
+			}
+			target += " " + p.String()
+		}
+		if j, dup := seen[target]; dup {
+			return s.errf(key, "writes the same value as stamp[%d]", j)
+		}
+		seen[target] = i
+		if st.Value != "" {
+			if st.Format != "" {
+				return s.errf(key+".value", "give format or value, not both")
+			}
+			if _, err := expr.ParseTemplate(st.Value); err != nil {
+				return s.errf(key+".value", "%v", err)
+			}
+			continue
 		}
 		if st.Format == "" {
 			st.Format = DefaultStampFormat
 		}
 		if !contains(stampFormats, st.Format) {
 			return s.errf(key+".format", "%q is not one of %s", st.Format, strings.Join(stampFormats, ", "))
+		}
+		if st.Format == "split" && st.Kind == StampText {
+			return s.errf(key+".format", "split writes a mapping: a text target takes tag@digest, digest, ref or a value template")
 		}
 	}
 	return nil

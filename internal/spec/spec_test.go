@@ -87,6 +87,16 @@ func TestLoadErrors(t *testing.T) {
 		{"stamp file escape", base + "stamp:\n  - {file: /etc/passwd, key: .a}\n", 6, "stamp[0].file"},
 		{"stamp bad format", base + "stamp:\n  - {file: v.yaml, key: .a, format: sha}\n", 6, "stamp[0].format"},
 		{"stamp bad key", base + "stamp:\n  - {file: v.yaml, key: a.b}\n", 6, "stamp[0].key"},
+		{"stamp bad index", base + "stamp:\n  - {file: v.yaml, key: '.a[x]'}\n", 6, "stamp[0].key: \".a[x]\": index"},
+		{"stamp unquoted special key", base + "stamp:\n  - {file: v.yaml, key: '.a b'}\n", 6, "stamp[0].key"},
+		{"stamp format and value", base + "stamp:\n  - file: v.yaml\n    key: .a\n    format: ref\n    value: '{{.Tag}}'\n", 9, "stamp[0].value: give format or value, not both"},
+		{"stamp unknown field", base + "stamp:\n  - file: v.yaml\n    key: .a\n    value: '{{.Tga}}'\n", 8, "stamp[0].value: unknown field {{.Tga}}"},
+		{"stamp unterminated template", base + "stamp:\n  - {file: v.yaml, key: .a, value: 'x={{.Tag'}\n", 6, "stamp[0].value: unterminated"},
+		{"stamp bad kind", base + "stamp:\n  - {file: v.yaml, key: .a, kind: json}\n", 6, "stamp[0].kind"},
+		{"stamp text with key", base + "stamp:\n  - {file: TAG, kind: text, key: .a}\n", 6, "stamp[0].key: a text target has no key"},
+		{"stamp yaml without key", base + "stamp:\n  - {file: v.yaml, kind: yaml}\n", 6, "stamp[0].key: required"},
+		{"stamp text split", base + "stamp:\n  - {file: TAG, format: split}\n", 6, "stamp[0].format: split writes a mapping"},
+		{"stamp same value twice", base + "stamp:\n  - {file: v.yaml, key: .a.b}\n  - {file: ./v.yaml, key: '.a[\"b\"]'}\n", 7, "stamp[1]: writes the same value as stamp[0]"},
 		{"unknown build.files key", base + "build:\n  files:\n    - {from: a, to: /a, owner: root}\n", 7, "build.files[0].owner: unknown key"},
 		{"files from escape", base + "build:\n  files:\n    - {from: ../a, to: /a}\n", 7, "build.files[0].from"},
 		{"files from .git", base + "build:\n  files:\n    - {from: .git/config, to: /a}\n", 7, "inside .git"},
@@ -298,5 +308,31 @@ func TestLoadPatchesMapping(t *testing.T) {
 				t.Errorf("LoadReader() patches = %q %+v, want %q %+v", s.Patches, s.Series, c.dir, c.want)
 			}
 		})
+	}
+}
+
+func TestLoadStampShapes(t *testing.T) {
+	y := `upstream: {url: file:///u, ref: v1}
+patches: p
+stamp:
+  - {file: v.yaml, key: '.kamaji.extraArgs[0]', value: '--migrate-image={{.Reference}}'}
+  - {file: v.yaml, key: '.a["b.c"]'}
+  - {file: TAG}
+  - {file: TAG2, kind: text, value: '{{.Tag}}'}
+`
+	s, err := LoadReader(strings.NewReader(y), t.TempDir(), "x")
+	if err != nil {
+		t.Fatalf("LoadReader() error = %v", err)
+	}
+	want := []Stamp{
+		{File: "v.yaml", Kind: StampYAML, Key: ".kamaji.extraArgs[0]", Value: "--migrate-image={{.Reference}}"},
+		{File: "v.yaml", Kind: StampYAML, Key: `.a["b.c"]`, Format: DefaultStampFormat},
+		{File: "TAG", Kind: StampText, Format: DefaultStampFormat},
+		{File: "TAG2", Kind: StampText, Value: "{{.Tag}}"},
+	}
+	for i, w := range want {
+		if s.Stamp[i] != w {
+			t.Errorf("stamp[%d] = %+v, want %+v", i, s.Stamp[i], w)
+		}
 	}
 }

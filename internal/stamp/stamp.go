@@ -1,12 +1,10 @@
 package stamp
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"regexp"
 	"strings"
 
@@ -14,6 +12,7 @@ import (
 
 	"github.com/patchkit/patchkit/internal/diag"
 	"github.com/patchkit/patchkit/internal/spec"
+	"github.com/patchkit/patchkit/internal/stamp/expr"
 )
 
 // The stamp formats, as spec stamp[].format names them.
@@ -75,37 +74,59 @@ func (v Value) split() [][2]string {
 	return [][2]string{{"repository", v.FullRepository()}, {"tag", v.Tag}, {"digest", v.Digest}}
 }
 
+// Field returns the value of a template field (see expr.Fields).
+func (v Value) Field(name string) string {
+	switch name {
+	case "Registry":
+		return strings.TrimSuffix(v.Registry, "/")
+	case "Repository":
+		return v.Repository
+	case "Tag":
+		return v.Tag
+	case "Digest":
+		return v.Digest
+	case "Reference":
+		return v.Scalar(FormatRef)
+	}
+	return ""
+}
+
 // Change is one value a stamp writes.
 type Change struct {
-	// File is the target file, relative to the root; Key its stamp key.
+	// File is the target file, relative to the root; Key its stamp key
+	// ("" for a text file).
 	File string `json:"file"`
 	Key  string `json:"key"`
-	// Format is the stamp's format; Old and New the values before and
-	// after (for split, each subkey is its own Change, Key ending in it).
+	// Format is the stamp's format, or "value" for a value template; Old
+	// and New the values before and after (for split, each subkey is its
+	// own Change, Key ending in it).
 	Format string `json:"format"`
 	Old    string `json:"old"`
 	New    string `json:"new"`
 }
 
 // Plan is every stamp target of a spec, edited in memory and checked.
-// Nothing is written until Write.
+// Nothing is written until Write, which takes each file's lock and redoes
+// the edit on the file as it then is.
 type Plan struct {
 	Changes []Change
+	spec    *spec.Spec
+	value   Value
 	files   []*file
 }
 
 type file struct {
-	rel  string
-	path string
-	mode os.FileMode
+	rel  string // as the (first) stamp entry names it
+	path string // the file itself, symlinks resolved
+	idxs []int  // its stamp entries
 	old  []byte
 	new  []byte
 }
 
 // Prepare reads each stamp target of s under root, finds its key and
 // computes the new content. Any problem (a bad digest, a missing file or
-// key, a key that holds the wrong kind of node) fails the whole plan, so
-// a stamp is all or nothing.
+// key, a key that holds the wrong kind of node, a file stamp cannot edit
+// exactly) fails the whole plan, so a stamp is all or nothing.
 func Prepare(root string, s *spec.Spec, v Value) (*Plan, error) {
 	if err := CheckDigest(v.Digest); err != nil {
 		return nil, &diag.InputError{File: "--digest", Msg: "bad digest", Err: err}
@@ -116,39 +137,43 @@ func Prepare(root string, s *spec.Spec, v Value) (*Plan, error) {
 	if len(s.Stamp) == 0 {
 		return nil, &diag.InputError{File: s.File, Key: "stamp", Msg: "the image has no stamp targets"}
 	}
-	// Group the targets by file, in spec order.
-	byFile := map[string][]int{}
-	var order []string
+	p := &Plan{spec: s, value: v}
+	byPath := map[string]*file{}
 	for i, st := range s.Stamp {
-		if _, ok := byFile[st.File]; !ok {
-			order = append(order, st.File)
+		path, err := resolve(root, st.File)
+		if err != nil {
+			return nil, specErr(s, i, "file", "%v", err)
 		}
-		byFile[st.File] = append(byFile[st.File], i)
+		f := byPath[path]
+		if f == nil {
+			f = &file{rel: st.File, path: path}
+			byPath[path] = f
+			p.files = append(p.files, f)
+		}
+		f.idxs = append(f.idxs, i)
 	}
-	p := &Plan{}
-	for _, rel := range order {
-		f, changes, err := planFile(root, s, rel, byFile[rel], v)
+	for _, f := range p.files {
+		st, err := os.Stat(f.path)
+		if err == nil {
+			err = checkFile(f.rel, st)
+		}
+		if err == nil {
+			f.old, err = os.ReadFile(f.path)
+		}
+		if err != nil {
+			if diag.IsInput(err) {
+				return nil, err
+			}
+			return nil, specErr(s, f.idxs[0], "file", "%v", err)
+		}
+		var changes []Change
+		f.new, changes, err = p.edit(f, f.old)
 		if err != nil {
 			return nil, err
 		}
-		p.files = append(p.files, f)
 		p.Changes = append(p.Changes, changes...)
 	}
 	return p, nil
-}
-
-// Write writes every changed file atomically: a temporary file beside it,
-// synced, then renamed over it, keeping its mode.
-func (p *Plan) Write() error {
-	for _, f := range p.files {
-		if bytes.Equal(f.old, f.new) {
-			continue
-		}
-		if err := writeAtomic(f.path, f.new, f.mode); err != nil {
-			return fmt.Errorf("writing %s: %w", f.rel, err)
-		}
-	}
-	return nil
 }
 
 // Content returns the new content of the target file rel, for tests and dry runs.
@@ -161,228 +186,185 @@ func (p *Plan) Content(rel string) ([]byte, bool) {
 	return nil, false
 }
 
-func writeAtomic(path string, data []byte, mode os.FileMode) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".patchkit-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return err
-	}
-	if err = tmp.Chmod(mode); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+func specErr(s *spec.Spec, i int, field, format string, args ...any) error {
+	key := fmt.Sprintf("stamp[%d].%s", i, field)
+	return &diag.InputError{File: s.File, Line: s.Line(key), Key: key, Msg: fmt.Sprintf(format, args...)}
 }
 
-// target is one stamp key located in a file.
-type target struct {
-	idx    int
-	key    string
-	format string
-	text   *yaml.Node // the node in the document parsed for positions
-	tree   *yaml.Node // the same node in the document edited as a tree
+func inputErr(file string, line int, format string, args ...any) error {
+	return diag.Inputf(file, line, format, args...)
 }
 
-func planFile(root string, s *spec.Spec, rel string, idxs []int, v Value) (*file, []Change, error) {
-	specErr := func(i int, field, format string, args ...any) error {
-		key := fmt.Sprintf("stamp[%d].%s", i, field)
-		return &diag.InputError{File: s.File, Line: s.Line(key), Key: key, Msg: fmt.Sprintf(format, args...)}
-	}
-	path := filepath.Join(root, filepath.FromSlash(rel))
-	st, err := os.Stat(path)
+// resolve returns the file rel names under root with symlinks resolved,
+// refusing one that leaves the repository.
+func resolve(root, rel string) (string, error) {
+	realRoot, err := filepath.EvalSymlinks(root)
 	if err != nil {
-		return nil, nil, specErr(idxs[0], "file", "%v", err)
+		return "", err
 	}
-	data, err := os.ReadFile(path)
+	path, err := filepath.EvalSymlinks(filepath.Join(root, filepath.FromSlash(rel)))
 	if err != nil {
-		return nil, nil, specErr(idxs[0], "file", "%v", err)
+		return "", err
 	}
-	var textDoc, treeDoc yaml.Node
-	if err := yaml.Unmarshal(data, &textDoc); err != nil {
-		return nil, nil, &diag.InputError{File: rel, Msg: "parsing YAML", Err: err}
+	if r, err := filepath.Rel(realRoot, path); err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return "", fmt.Errorf("%s resolves to %s, outside the repository: stamp does not write there", rel, path)
 	}
-	yaml.Unmarshal(data, &treeDoc)
-	if len(textDoc.Content) == 0 || textDoc.Content[0].Kind != yaml.MappingNode {
-		return nil, nil, &diag.InputError{File: rel, Line: 1, Msg: "a stamp target must be a YAML mapping"}
-	}
-	var targets []target
-	for _, i := range idxs {
-		st := s.Stamp[i]
-		path := strings.Split(strings.TrimPrefix(st.Key, "."), ".")
-		tn, err := lookup(textDoc.Content[0], path)
-		if err != nil {
-			return nil, nil, &diag.InputError{File: rel, Line: err.line, Msg: fmt.Sprintf("%s (stamp[%d].key %s in %s)", err.msg, i, st.Key, s.File)}
-		}
-		rn, _ := lookup(treeDoc.Content[0], path)
-		if st.Format == FormatSplit {
-			if tn.Kind != yaml.MappingNode {
-				return nil, nil, &diag.InputError{File: rel, Line: tn.Line, Msg: fmt.Sprintf("%s must be a mapping for the split format (repository, tag, digest)", st.Key)}
-			}
-		} else if tn.Kind != yaml.ScalarNode {
-			return nil, nil, &diag.InputError{File: rel, Line: tn.Line, Msg: fmt.Sprintf("%s must be a scalar for the %s format", st.Key, st.Format)}
-		}
-		targets = append(targets, target{idx: i, key: st.Key, format: st.Format, text: tn, tree: rn})
-	}
+	return path, nil
+}
 
-	// Edit the tree: the oracle for the text edit, and the fallback.
+// render is the scalar stamp entry i writes.
+func (p *Plan) render(i int) (string, error) {
+	st := p.spec.Stamp[i]
+	if st.Value == "" {
+		return p.value.Scalar(st.Format), nil
+	}
+	t, err := expr.ParseTemplate(st.Value)
+	if err != nil {
+		return "", specErr(p.spec, i, "value", "%v", err)
+	}
+	if t.Uses("Registry") && p.value.Registry == "" {
+		return "", specErr(p.spec, i, "value", "uses {{.Registry}} but no registry is set: give --registry or set REGISTRY")
+	}
+	return t.Render(p.value.Field), nil
+}
+
+// edit computes the new content of f from data, its current content.
+func (p *Plan) edit(f *file, data []byte) ([]byte, []Change, error) {
+	if p.spec.Stamp[f.idxs[0]].Kind == spec.StampText {
+		return p.editText(f, data)
+	}
+	d := newDoc(f.rel, data)
+	var edits []textEdit
 	var changes []Change
-	for _, t := range targets {
-		if t.format == FormatSplit {
-			for _, kv := range v.split() {
-				old := setMapKey(t.tree, kv[0], kv[1])
-				changes = append(changes, Change{File: rel, Key: t.key + "." + kv[0], Format: t.format, Old: old, New: kv[1]})
-			}
-			continue
+	for _, i := range f.idxs {
+		st := p.spec.Stamp[i]
+		if st.Kind == spec.StampText {
+			return nil, nil, specErr(p.spec, i, "kind", "%s is also a YAML target of stamp[%d]", st.File, f.idxs[0])
 		}
-		nv := v.Scalar(t.format)
-		changes = append(changes, Change{File: rel, Key: t.key, Format: t.format, Old: t.tree.Value, New: nv})
-		setScalar(t.tree, nv)
-	}
-	var want any
-	if err := treeDoc.Decode(&want); err != nil {
-		return nil, nil, fmt.Errorf("stamping %s: %w", rel, err)
-	}
-	out, ok := editText(data, targets, v)
-	if ok {
-		var got any
-		if yaml.Unmarshal(out, &got) != nil || !reflect.DeepEqual(got, want) {
-			ok = false
-		}
-	}
-	if !ok {
-		// The text edit could not keep everything: re-render the tree.
-		// Comments and order survive, blank lines and spacing may not.
-		out, err = encode(&treeDoc, data)
+		e, c, err := p.editTarget(d, i)
 		if err != nil {
-			return nil, nil, fmt.Errorf("stamping %s: %w", rel, err)
+			return nil, nil, err
 		}
+		edits, changes = append(edits, e...), append(changes, c...)
 	}
-	return &file{rel: rel, path: path, mode: st.Mode().Perm(), old: data, new: out}, changes, nil
+	out, err := applyEdits(data, edits)
+	if err != nil {
+		return nil, nil, inputErr(f.rel, 0, "%v", err)
+	}
+	return out, changes, nil
 }
 
-type lookupError struct {
-	line int
-	msg  string
-}
-
-// lookup follows a key path through mappings.
-func lookup(n *yaml.Node, path []string) (*yaml.Node, *lookupError) {
-	cur := n
-	for i, k := range path {
-		if cur.Kind == yaml.AliasNode {
-			return nil, &lookupError{cur.Line, fmt.Sprintf(".%s is an alias; stamp does not edit through aliases", strings.Join(path[:i], "."))}
+// editTarget computes the edits of stamp entry i in d, in file coordinates.
+func (p *Plan) editTarget(d *doc, i int) ([]textEdit, []Change, error) {
+	st := p.spec.Stamp[i]
+	path, err := expr.ParsePath(st.Key)
+	if err != nil {
+		return nil, nil, specErr(p.spec, i, "key", "%v", err)
+	}
+	l, err := d.locateTarget(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	key := path.String()
+	var edits []textEdit
+	var changes []Change
+	var want func(*yaml.Node)
+	if st.Format == FormatSplit && st.Value == "" {
+		if l.node.Kind != yaml.MappingNode {
+			return nil, nil, inputErr(d.rel, l.line, "%s must be a mapping for the split format (repository, tag, digest)", key)
 		}
-		if cur.Kind != yaml.MappingNode {
-			return nil, &lookupError{cur.Line, fmt.Sprintf(".%s is not a mapping", strings.Join(path[:i], "."))}
+		if edits, err = splitEdits(d, l, key, p.value); err != nil {
+			return nil, nil, err
 		}
-		var next *yaml.Node
-		for j := 0; j+1 < len(cur.Content); j += 2 {
-			if cur.Content[j].Value == k {
-				next = cur.Content[j+1]
+		for _, kv := range p.value.split() {
+			old := ""
+			if n := mapValue(l.node, kv[0]); n != nil {
+				old = n.Value
+			}
+			changes = append(changes, Change{File: d.rel, Key: st.Key + "." + kv[0], Format: st.Format, Old: old, New: kv[1]})
+		}
+		want = func(n *yaml.Node) {
+			for _, kv := range p.value.split() {
+				setMapKey(n, kv[0], kv[1])
 			}
 		}
-		if next == nil {
-			return nil, &lookupError{cur.Line, fmt.Sprintf("key .%s not found", strings.Join(path[:i+1], "."))}
+	} else {
+		if l.node.Kind != yaml.ScalarNode {
+			return nil, nil, inputErr(d.rel, l.line, "%s must be a scalar to take %s", key, describe(st))
 		}
-		cur = next
-	}
-	if cur.Kind == yaml.AliasNode {
-		return nil, &lookupError{cur.Line, fmt.Sprintf(".%s is an alias; stamp does not edit through aliases", strings.Join(path, "."))}
-	}
-	return cur, nil
-}
-
-// setScalar sets a scalar node's value as a string, keeping its style
-// unless a plain scalar would read as something else.
-func setScalar(n *yaml.Node, v string) {
-	n.Value = v
-	n.Tag = "!!str"
-	if n.Style&(yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle) == 0 && !plainSafe(v) {
-		n.Style = yaml.DoubleQuotedStyle
-	}
-	if n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
-		n.Style = 0
-	}
-}
-
-// setMapKey sets key in mapping m, adding it at the end when missing, and
-// returns its old value.
-func setMapKey(m *yaml.Node, key, v string) string {
-	for j := 0; j+1 < len(m.Content); j += 2 {
-		if m.Content[j].Value == key {
-			old := m.Content[j+1].Value
-			if m.Content[j+1].Kind != yaml.ScalarNode {
-				*m.Content[j+1] = yaml.Node{Kind: yaml.ScalarNode}
-			}
-			setScalar(m.Content[j+1], v)
-			return old
+		nv, err := p.render(i)
+		if err != nil {
+			return nil, nil, err
 		}
-	}
-	val := &yaml.Node{Kind: yaml.ScalarNode}
-	setScalar(val, v)
-	m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}, val)
-	return ""
-}
-
-// plainSafe reports whether v reads back as the same string when written
-// as a plain scalar.
-func plainSafe(v string) bool {
-	if v == "" || strings.ContainsAny(v, "\n\r\t#,[]{}\"'`") || strings.Contains(v, ": ") || strings.HasSuffix(v, ":") {
-		return false
-	}
-	var m map[string]any
-	if yaml.Unmarshal([]byte("k: "+v), &m) != nil {
-		return false
-	}
-	s, ok := m["k"].(string)
-	return ok && s == v
-}
-
-// encode renders the edited tree with the indentation the file used.
-func encode(doc *yaml.Node, original []byte) ([]byte, error) {
-	var b bytes.Buffer
-	enc := yaml.NewEncoder(&b)
-	enc.SetIndent(indentOf(doc.Content[0]))
-	if err := enc.Encode(doc); err != nil {
-		return nil, err
-	}
-	if err := enc.Close(); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
-}
-
-// indentOf finds the file's indentation step: the column of the first
-// nested block mapping's keys past its parent's.
-func indentOf(n *yaml.Node) int {
-	if n.Kind != yaml.MappingNode || n.Style&yaml.FlowStyle != 0 {
-		return 2
-	}
-	for j := 0; j+1 < len(n.Content); j += 2 {
-		k, v := n.Content[j], n.Content[j+1]
-		if v.Kind == yaml.MappingNode && v.Style&yaml.FlowStyle == 0 && len(v.Content) > 0 {
-			if d := v.Content[0].Column - k.Column; d > 0 {
-				return d
-			}
+		e, err := scalarEdit(d, l, l.node, key, nv)
+		if err != nil {
+			return nil, nil, err
 		}
+		edits = []textEdit{e}
+		changes = []Change{{File: d.rel, Key: st.Key, Format: formatName(st), Old: l.node.Value, New: nv}}
+		want = func(n *yaml.Node) { n.Value, n.Tag, n.Style = nv, "!!str", yaml.DoubleQuotedStyle }
 	}
-	for j := 1; j < len(n.Content); j += 2 {
-		if d := indentOf(n.Content[j]); d != 2 {
-			return d
+	if err := checkSnippet(d, l, edits, func(root *yaml.Node) {
+		if n, _, err := lookup(root, l.snip.rest, nil); err == nil {
+			want(n)
 		}
+	}); err != nil {
+		return nil, nil, err
 	}
-	return 2
+	base := d.starts[l.snip.lo]
+	for j := range edits {
+		edits[j].start += base
+		edits[j].end += base
+	}
+	return edits, changes, nil
+}
+
+func formatName(st spec.Stamp) string {
+	if st.Value != "" {
+		return "value"
+	}
+	return st.Format
+}
+
+func describe(st spec.Stamp) string {
+	if st.Value != "" {
+		return "a value template"
+	}
+	return "the " + st.Format + " format"
+}
+
+// setMapKey sets key in mapping m as a string, adding it when missing.
+func setMapKey(m *yaml.Node, key, v string) {
+	if n := mapValue(m, key); n != nil {
+		*n = yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v}
+		return
+	}
+	m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v})
+}
+
+// editText stamps a text target: the file is the value on one line, its
+// line ending kept.
+func (p *Plan) editText(f *file, data []byte) ([]byte, []Change, error) {
+	if len(f.idxs) > 1 {
+		return nil, nil, specErr(p.spec, f.idxs[1], "file", "%s is a text target of stamp[%d]: it holds one value", f.rel, f.idxs[0])
+	}
+	i := f.idxs[0]
+	body, eol := string(data), ""
+	switch {
+	case strings.HasSuffix(body, "\r\n"):
+		body, eol = body[:len(body)-2], "\r\n"
+	case strings.HasSuffix(body, "\n"):
+		body, eol = body[:len(body)-1], "\n"
+	case body == "":
+		eol = "\n"
+	}
+	if j := strings.IndexAny(body, "\r\n"); j >= 0 {
+		return nil, nil, inputErr(f.rel, strings.Count(body[:j], "\n")+2, "a text stamp target holds one line (the value); this file has more")
+	}
+	nv, err := p.render(i)
+	if err != nil {
+		return nil, nil, err
+	}
+	st := p.spec.Stamp[i]
+	return []byte(nv + eol), []Change{{File: f.rel, Format: formatName(st), Old: body, New: nv}}, nil
 }

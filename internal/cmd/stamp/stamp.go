@@ -32,16 +32,23 @@ func NewCmdStamp(f *cmdutil.Factory, runF func(context.Context, *Options) error)
 	cmd := &cobra.Command{
 		Use:   "stamp IMAGE --digest sha256:...",
 		Short: "Write an image digest into the spec's stamp targets",
-		Long: `Write the digest into each stamp target of the image's spec, keeping each
-YAML file's comments, key order and quoting. Formats: tag@digest
-(v1.15.10@sha256:...), digest, ref (registry/repository:tag@sha256:...) and
-split (the key is a mapping; its repository, tag and digest are written
-together).
+		Long: `Write the digest into each stamp target of the image's spec. A YAML
+target's key is a yq path (.global.images.x.tag, .args[0], .a["b.c"]); its
+value is a format (tag@digest, digest, ref = registry/repository:tag@digest,
+split = a mapping's repository, tag and digest) or a value template
+(--image={{.Reference}}, {{.Registry}}/kamaji). A text target (no key) is a
+file holding just the value.
+
+Only the stamped values' bytes change, written as yq -i '.key = strenv(V)'
+writes them; a target that cannot be edited that way (block scalar, tag,
+anchor, alias, a flow mapping missing split keys) is refused with its file
+and line (exit 2). Each file is locked while it is read, edited and
+replaced atomically (mode and owner kept; symlinks in the repository are
+written through); every target is checked before any file is written.
 
 The registry is --registry, else $REGISTRY; the tag is --tag, else
-$IMAGE_TAG, else image.tag. Every target is checked before any file is
-written, and each file is replaced atomically. A digest that is not
-sha256:<64 hex digits> is refused (exit 2). Needs no network.`,
+$IMAGE_TAG, else image.tag. A digest that is not sha256:<64 hex digits> is
+refused (exit 2). Needs no network.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Image = args[0]
