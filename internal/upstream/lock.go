@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -12,7 +13,10 @@ import (
 
 // fileLock is an flock(2) on a lock file. Locks taken through separate opens
 // exclude each other even within one process, so goroutines are covered too.
-type fileLock struct{ f *os.File }
+type fileLock struct {
+	f       *os.File
+	readers string // the readers lock path this lock counts in openReaders, or ""
+}
 
 // lockFile takes a shared (unix.LOCK_SH) or exclusive (unix.LOCK_EX) lock on
 // path, creating the file, and waits for it until ctx is done.
@@ -52,4 +56,62 @@ func (l *fileLock) unlock() {
 	}
 	unix.Flock(int(l.f.Fd()), unix.LOCK_UN)
 	l.f.Close()
+}
+
+// The locks of a cache, always taken in this order:
+//
+//   - <key>.readers.lock: every open Cache holds it shared from Open to Close,
+//     so that whatever it reads stays in place; a repair, which replaces the
+//     cache directory, holds it exclusive, and so waits until no process
+//     reads the cache.
+//   - <key>.lock: shared for a moment to read refs; exclusive to fetch (which
+//     only adds files), to clear what killed runs left, and to repair.
+//
+// Nobody waits for the readers lock while holding <key>.lock, so the two
+// cannot deadlock.
+
+// openReaders counts, per readers lock, the Caches of this process that hold
+// it shared: a repair in this process must not wait for its own readers.
+var openReaders = struct {
+	sync.Mutex
+	n map[string]int
+}{n: map[string]int{}}
+
+// lockReaders takes the readers lock of c shared.
+func (c *Cache) lockReaders(ctx context.Context) (*fileLock, error) {
+	lk, err := lockFile(ctx, c.readersLockPath(), unix.LOCK_SH)
+	if err != nil {
+		return nil, err
+	}
+	openReaders.Lock()
+	openReaders.n[c.readersLockPath()]++
+	openReaders.Unlock()
+	lk.readers = c.readersLockPath()
+	return lk, nil
+}
+
+// lockWriters takes the readers lock of c exclusive, once no other Cache of
+// this process holds it.
+func (c *Cache) lockWriters(ctx context.Context) (*fileLock, error) {
+	openReaders.Lock()
+	n := openReaders.n[c.readersLockPath()]
+	openReaders.Unlock()
+	if n > 0 {
+		return nil, fmt.Errorf("the cache %s is still open in this process (%d), so it cannot be replaced now", c.Path(), n)
+	}
+	return lockFile(ctx, c.readersLockPath(), unix.LOCK_EX)
+}
+
+// release unlocks a lock taken by lockReaders or lockFile. It is safe on nil.
+func (l *fileLock) release() {
+	if l == nil {
+		return
+	}
+	if l.readers != "" {
+		openReaders.Lock()
+		openReaders.n[l.readers]--
+		openReaders.Unlock()
+		l.readers = ""
+	}
+	l.unlock()
 }
