@@ -1,11 +1,17 @@
 package upstream
 
 import (
+	"compress/flate"
+	"compress/zlib"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 )
 
 // ErrCacheDamaged is wrapped by every *CacheFaultError: the cache lacks an
@@ -116,4 +122,26 @@ func RetryRepaired(ctx context.Context, fn func() error) error {
 		return rerr
 	}
 	return fn()
+}
+
+// AsFault returns err as a *CacheFaultError of c when it says that an object
+// of the cache is missing or does not read back (go-git's
+// plumbing.ErrObjectNotFound, zlib, flate and pack errors, a short read), and
+// err unchanged otherwise. Stages that read the cache through Repo call it on
+// their errors.
+func (c *Cache) AsFault(err error) error {
+	var oe *objectError
+	var corrupt flate.CorruptInputError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &oe):
+		return c.objectFault(err)
+	case errors.Is(err, plumbing.ErrObjectNotFound), errors.Is(err, zlib.ErrChecksum), errors.Is(err, zlib.ErrHeader),
+		errors.Is(err, zlib.ErrDictionary), errors.As(err, &corrupt), errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, packfile.ErrInvalidObject), errors.Is(err, packfile.ErrZLib), errors.Is(err, packfile.ErrBadSignature),
+		errors.Is(err, packfile.ErrUnsupportedVersion), errors.Is(err, packfile.ErrInvalidDelta), errors.Is(err, packfile.ErrDeltaCmd):
+		return c.fault(hexIDRe.FindString(err.Error()), err)
+	}
+	return err
 }

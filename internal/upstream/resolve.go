@@ -189,3 +189,26 @@ func (s *store) tags() ([]Tag, error) {
 	})
 	return tags, err
 }
+
+// Commit reads commit id (a full id) from the cache, checking that it reads
+// back intact. An id the cache lacks wraps plumbing.ErrObjectNotFound; a
+// commit that does not read back intact is a *CacheFaultError.
+func (c *Cache) Commit(id string) (*object.Commit, error) {
+	h := plumbing.NewHash(id)
+	var cm *object.Commit
+	err := c.withStore(func(s *store) error {
+		if s.st.HasEncodedObject(h) != nil {
+			s.st.Reindex()
+			if err := s.st.HasEncodedObject(h); err != nil {
+				return err
+			}
+		}
+		var err error
+		cm, err = readCommit(s.st, h)
+		return err
+	})
+	if err != nil {
+		return nil, c.objectFault(c.errorf("reading commit %s of %s: %w", id, c.redacted, err))
+	}
+	return cm, nil
+}
