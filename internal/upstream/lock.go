@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"sync"
-	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -19,33 +18,42 @@ type fileLock struct {
 }
 
 // lockFile takes a shared (unix.LOCK_SH) or exclusive (unix.LOCK_EX) lock on
-// path, creating the file, and waits for it until ctx is done.
+// path, creating the file, and waits for it until ctx is done. It waits in a
+// blocking flock(2), so a waiter shows in /proc/locks ("->"), and gives up
+// the wait when ctx is done (the abandoned flock releases on its return).
 func lockFile(ctx context.Context, path string, how int) (*fileLock, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("opening lock %s: %w", path, err)
 	}
-	wait := 5 * time.Millisecond
-	for {
-		err := unix.Flock(int(f.Fd()), how|unix.LOCK_NB)
-		if err == nil {
-			return &fileLock{f: f}, nil
+	err = unix.Flock(int(f.Fd()), how|unix.LOCK_NB)
+	if err == nil {
+		return &fileLock{f: f}, nil
+	}
+	if !errors.Is(err, unix.EWOULDBLOCK) {
+		f.Close()
+		return nil, fmt.Errorf("locking %s: %w", path, err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		for {
+			err := unix.Flock(int(f.Fd()), how)
+			if !errors.Is(err, unix.EINTR) {
+				done <- err
+				return
+			}
 		}
-		if !errors.Is(err, unix.EWOULDBLOCK) && !errors.Is(err, unix.EINTR) {
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
 			f.Close()
 			return nil, fmt.Errorf("locking %s: %w", path, err)
 		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			f.Close()
-			return nil, fmt.Errorf("waiting for lock %s: %w", path, ctx.Err())
-		case <-t.C:
-		}
-		if wait < 100*time.Millisecond {
-			wait *= 2
-		}
+		return &fileLock{f: f}, nil
+	case <-ctx.Done():
+		f.Close()
+		return nil, fmt.Errorf("waiting for lock %s: %w", path, ctx.Err())
 	}
 }
 
