@@ -47,7 +47,7 @@ func TestMain(m *testing.M) {
 
 // hangGuard bounds every wait of this suite: it only stops a hung test, no
 // assertion depends on it.
-const hangGuard = 5 * time.Minute
+const hangGuard = 3 * time.Minute
 
 // project is a repository with one image unit, "app", whose one patch
 // applies to v1.0.0 of its upstream and no longer applies to v2.0.0.
@@ -459,6 +459,9 @@ func TestKilledFetch(t *testing.T) {
 				srv = newStallServer(t, filepath.Dir(up.Dir), 1<<20)
 				return srv.URL + "/" + filepath.Base(up.Dir)
 			})
+			if !first {
+				wantVerdict(t, p.run(t, "apply", "app", "--check"), p.oracle(t, "v1.0.0"), "filling the cache")
+			}
 			// A large release: 12 MiB that does not compress.
 			for i := range 12 {
 				buf := make([]byte, 1<<20)
@@ -469,9 +472,6 @@ func TestKilledFetch(t *testing.T) {
 			p.up.Commit("v3: large")
 			p.up.Tag("v3.0.0")
 			p.up.Git("update-server-info")
-			if !first {
-				wantVerdict(t, p.run(t, "apply", "app", "--check"), p.oracle(t, "v1.0.0"), "filling the cache")
-			}
 			srv.stall()
 			cmd := p.cmd("apply", "app", "--check", "--ref", "v3.0.0")
 			var errOut bytes.Buffer
@@ -496,4 +496,159 @@ func TestKilledFetch(t *testing.T) {
 			fsck(t, p.cacheRepo(t))
 		})
 	}
+}
+
+// TestKilledApplyOut: patchkit killed with SIGKILL while it writes the
+// patched tree (a loose object of the cache is a FIFO, so the writer blocks
+// half-way, whatever the machine's speed); the next run removes the
+// temporary tree and writes git's result.
+func TestKilledApplyOut(t *testing.T) {
+	p := newProject(t, nil)
+	p.up.Git("checkout", "-q", "-b", "release-1.1", "v1.0.0")
+	for i := range 50 {
+		p.up.Write(fmt.Sprintf("aaa/%02d.txt", i), fmt.Sprintf("file %d\n", i))
+	}
+	p.up.Write("zzz/last.txt", "walked last\n")
+	p.up.Commit("v1.1: more files")
+	p.up.Tag("v1.1.0")
+	p.up.Git("checkout", "-q", "main")
+	out := filepath.Join(p.root, "out")
+	wantVerdict(t, p.run(t, "apply", "app", "--check", "--ref", "v1.1.0"), p.oracle(t, "v1.1.0"), "filling the cache")
+	repo := p.cacheRepo(t)
+	explode(t, repo)
+	last := filepath.Join(repo, "objects", p.blobAt("v1.1.0", "zzz/last.txt")[:2], p.blobAt("v1.1.0", "zzz/last.txt")[2:])
+	saved, err := os.ReadFile(last)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(last)
+	if err := syscall.Mkfifo(last, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := p.cmd("apply", "app", "--ref", "v1.1.0", "--out", out)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	tmpTrees := func() []string {
+		m, _ := filepath.Glob(filepath.Join(p.root, ".patchkit-tree-*"))
+		return m
+	}
+	waitFor(t, "a temporary tree", func() bool {
+		for _, m := range tmpTrees() {
+			if _, err := os.Stat(filepath.Join(m, "aaa/49.txt")); err == nil {
+				return true
+			}
+		}
+		return false
+	})
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	if len(tmpTrees()) == 0 {
+		t.Fatal("the killed write left no temporary tree")
+	}
+	os.Remove(last)
+	write(t, last, string(saved))
+
+	wantVerdict(t, p.run(t, "apply", "app", "--ref", "v1.1.0", "--out", out), 0, "rerun after the kill")
+	if got := tmpTrees(); len(got) != 0 {
+		t.Errorf("after the rerun %s holds %v", p.root, got)
+	}
+	// The oracle: git apply in a checkout of v1.1.0.
+	dir := t.TempDir()
+	gittest.Run(p.up.Dir, nil, "worktree", "add", "--detach", dir, "v1.1.0")
+	t.Cleanup(func() { gittest.Run(p.up.Dir, nil, "worktree", "remove", "--force", dir) })
+	if _, errOut, err := gittest.Run(dir, []byte(p.patch), "apply", "-"); err != nil {
+		t.Fatalf("git apply: %v\n%s", err, errOut)
+	}
+	for _, f := range []string{"src/app.txt", "aaa/49.txt", "zzz/last.txt"} {
+		want, _ := os.ReadFile(filepath.Join(dir, f))
+		got, err := os.ReadFile(filepath.Join(out, f))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%s after the rerun = %q, %v; want %q (git apply)", f, got, err, want)
+		}
+	}
+}
+
+// lockWaiter reports whether pid waits for an exclusive flock on the file
+// with inode ino, as /proc/locks shows it ("->" lines are waiters).
+func lockWaiter(ino uint64, pid int) bool {
+	data, err := os.ReadFile("/proc/locks")
+	if err != nil {
+		return false
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		f := strings.Fields(l)
+		if len(f) < 7 || f[1] != "->" || f[4] != "WRITE" || f[5] != strconv.Itoa(pid) {
+			continue
+		}
+		parts := strings.Split(f[6], ":")
+		if n, err := strconv.ParseUint(parts[len(parts)-1], 10, 64); err == nil && n == ino {
+			return true
+		}
+	}
+	return false
+}
+
+// TestRepairWaitsForReaders: a process reading the cache (holding the
+// readers lock shared, as every open cache does) keeps its files while
+// another process repairs the cache: the repair waits for the exclusive
+// readers lock, then swaps the fresh clone in and gives git's verdict.
+func TestRepairWaitsForReaders(t *testing.T) {
+	p := newProject(t, nil)
+	oracle := p.oracle(t, "v1.0.0")
+	wantVerdict(t, p.run(t, "apply", "app", "--check"), oracle, "filling the cache")
+	repo := p.cacheRepo(t)
+	explode(t, repo)
+	id := p.blobAt("v1.0.0", "src/app.txt")
+	os.Remove(filepath.Join(repo, "objects", id[:2], id[2:]))
+	before, err := os.Stat(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readersLock := strings.TrimSuffix(repo, ".git") + ".readers.lock"
+	reader := exec.Command("flock", "--shared", readersLock, "cat")
+	stdin, err := reader.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := reader.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Wait()
+	defer stdin.Close()
+	waitFor(t, "the reader's lock", func() bool { _, err := os.Stat(readersLock); return err == nil })
+	fi, err := os.Stat(readersLock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ino := fi.Sys().(*syscall.Stat_t).Ino
+
+	repairer := p.cmd("apply", "app", "--check")
+	var out, errOut bytes.Buffer
+	repairer.Stdout, repairer.Stderr = &out, &errOut
+	if err := repairer.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the repair to wait for the readers", func() bool { return lockWaiter(ino, repairer.Process.Pid) })
+	// The reader's view is intact: same directory, same objects.
+	now, err := os.Stat(repo)
+	if err != nil || !os.SameFile(before, now) {
+		t.Fatalf("the cache directory was replaced under a live reader")
+	}
+	if _, errOut, err := gittest.Run(repo, nil, "cat-file", "-p", p.blobAt("v1.0.0", "src/other.txt")); err != nil {
+		t.Fatalf("reading the cache under the reader's lock: %v\n%s", err, errOut)
+	}
+	stdin.Close()
+	reader.Wait()
+	err = repairer.Wait()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	}
+	wantVerdict(t, result{code, out.String(), errOut.String()}, oracle, "the repairing run")
+	now, err = os.Stat(p.cacheRepo(t))
+	if err != nil || os.SameFile(before, now) {
+		t.Errorf("the repair did not swap in a fresh clone")
+	}
+	fsck(t, p.cacheRepo(t))
 }
