@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/patchkit/patchkit/internal/upstream"
 )
 
@@ -19,10 +17,11 @@ import (
 // not have (after fetching, unless offline).
 var ErrUnknownCommit = errors.New("upstream does not have the commit")
 
-// git runs git on the bare repository gitDir and returns its stdout. An
-// error carries git's stderr.
-func git(ctx context.Context, gitDir string, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"--git-dir", gitDir}, args...)...)
+// git runs git on the bare repository of c and returns its stdout. An
+// error carries git's stderr; one that says the cache is damaged is the
+// cache's *upstream.CacheFaultError.
+func git(ctx context.Context, c *upstream.Cache, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "git", append([]string{"--git-dir", c.Path()}, args...)...)
 	cmd.Env = upstream.GitEnv()
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
@@ -32,6 +31,9 @@ func git(ctx context.Context, gitDir string, args ...string) ([]byte, error) {
 		}
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
+		}
+		if f := c.GitFault(errOut.String(), err); f != nil {
+			return nil, f
 		}
 		return nil, fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(errOut.String()))
 	}
@@ -47,7 +49,7 @@ func Show(ctx context.Context, c *upstream.Cache, commit string) ([]byte, error)
 	if !fullID.MatchString(commit) {
 		return nil, fmt.Errorf("showing %q: not a full commit id", commit)
 	}
-	out, err := git(ctx, c.Path(), "show", "--format=", "--binary", "--no-color", "--no-ext-diff",
+	out, err := git(ctx, c, "show", "--format=", "--binary", "--no-color", "--no-ext-diff",
 		"--no-textconv", "--diff-merges=first-parent", commit)
 	if err != nil {
 		return nil, fmt.Errorf("showing commit %s of %s: %w", commit, c.URL(), err)
@@ -104,10 +106,13 @@ func lookup(ctx context.Context, c *upstream.Cache, rev string) (string, error) 
 // commitOf peels rev (an id, or an abbreviation) to a full commit id with
 // git rev-parse, which also knows abbreviated ids.
 func commitOf(ctx context.Context, c *upstream.Cache, rev, shown string) (string, error) {
-	out, err := git(ctx, c.Path(), "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
+	out, err := git(ctx, c, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", ctx.Err()
+		}
+		if errors.Is(err, upstream.ErrCacheDamaged) {
+			return "", err
 		}
 		return "", fmt.Errorf("%w: %s has no commit %s", ErrUnknownCommit, c.URL(), shown)
 	}
@@ -141,7 +146,7 @@ func (c *Commit) Parent() string {
 
 // ReadCommit reads commit id (a full id) from the upstream cache.
 func ReadCommit(c *upstream.Cache, id string) (*Commit, error) {
-	cm, err := c.Repo().CommitObject(plumbing.NewHash(id))
+	cm, err := c.Commit(id)
 	if err != nil {
 		return nil, fmt.Errorf("reading commit %s of %s: %w", id, c.URL(), err)
 	}
@@ -179,6 +184,9 @@ func IsAncestor(ctx context.Context, c *upstream.Cache, a, b string) (bool, erro
 		return false, nil
 	case ctx.Err() != nil:
 		return false, ctx.Err()
+	}
+	if f := c.GitFault(errOut.String(), err); f != nil {
+		return false, f
 	}
 	return false, fmt.Errorf("git merge-base --is-ancestor %s %s: %w: %s", a, b, err, strings.TrimSpace(errOut.String()))
 }

@@ -55,6 +55,7 @@ func (h *history) inRange(id string) bool { _, ok := h.index[id]; return ok }
 type gitRunner struct {
 	bin    string // the git executable
 	gitDir string
+	cache  *upstream.Cache // gitDir's cache: git's complaints of damage become its faults
 }
 
 // run runs git with args, feeding stdin, and passes its stdout to consume.
@@ -88,6 +89,11 @@ func (g gitRunner) run(ctx context.Context, stdin []byte, consume func(io.Reader
 		msg := strings.TrimSpace(stderr.String())
 		if ctx.Err() != nil {
 			return ctx.Err()
+		}
+		if g.cache != nil {
+			if f := g.cache.GitFault(msg, werr); f != nil {
+				return f
+			}
 		}
 		return fmt.Errorf("git %s in %s: %w: %s", args[0], g.gitDir, werr, msg)
 	}

@@ -116,21 +116,25 @@ func Clean(p string) error {
 // WriteAtomic writes base, with changes laid over it, into dir. A nil value in
 // changes deletes that path. The tree is built in a temporary sibling of dir and
 // renamed into place only when complete, so a failure leaves dir untouched. An
-// existing dir is replaced. Files are written by a few workers at once, since
+// existing dir is replaced. Temporary trees of killed writers in the same
+// parent are removed first (see tmpTree). Files are written by a few workers at once, since
 // creating thousands of small files is bound by system calls, not by reading.
 func WriteAtomic(dir string, base Walker, changes map[string]*File) (err error) {
 	parent := path.Dir(strings.TrimRight(dir, "/"))
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return fmt.Errorf("creating %s: %w", parent, err)
 	}
-	tmp, err := os.MkdirTemp(parent, ".patchkit-tree-*")
+	removeStale(parent)
+	tt, err := newTmpTree(parent)
 	if err != nil {
-		return fmt.Errorf("creating temporary tree: %w", err)
+		return err
 	}
+	tmp := tt.dir
 	defer func() {
 		if err != nil {
 			os.RemoveAll(tmp)
 		}
+		tt.done()
 	}()
 	w := newWriter(tmp)
 	if base != nil {

@@ -4,7 +4,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 func TestClean(t *testing.T) {
@@ -102,5 +105,56 @@ func TestWriteAtomic(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Errorf("replaced tree has %d entries, want 1", len(entries))
+	}
+}
+
+// TestWriteAtomicRemovesStaleTrees: the temporary trees of killed writers
+// (their lock free, or no lock at all) are removed by the next write into
+// the same parent; a tree whose writer is alive (its lock held) is kept.
+func TestWriteAtomicRemovesStaleTrees(t *testing.T) {
+	parent := t.TempDir()
+	mk := func(name string, files ...string) {
+		t.Helper()
+		for _, f := range files {
+			p := filepath.Join(parent, name, f)
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	mk(".patchkit-tree-dead", "a/b.txt")
+	mk(".patchkit-tree-dead.old", "c.txt")
+	if err := os.WriteFile(filepath.Join(parent, ".patchkit-tree-dead.lock"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mk(".patchkit-tree-nolock", "d.txt")
+	mk(".patchkit-tree-live", "e.txt")
+	live, err := os.Create(filepath.Join(parent, ".patchkit-tree-live.lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.Close()
+	if err := unix.Flock(int(live.Fd()), unix.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	mk("keep", "f.txt")
+
+	if err := WriteAtomic(filepath.Join(parent, "out"), Map{"g.txt": {Mode: Regular, Data: []byte("g")}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(parent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range entries {
+		got = append(got, e.Name())
+	}
+	want := []string{".patchkit-tree-live", ".patchkit-tree-live.lock", "keep", "out"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("after WriteAtomic the parent holds %v, want %v", got, want)
 	}
 }

@@ -30,7 +30,7 @@ func (c *Cache) Log(ctx context.Context, from string, stop func(commit string) b
 		return nil
 	}
 	if err != nil {
-		return c.errorf("walking the history of %s in %s: %w", from, c.redacted, err)
+		return c.objectFault(c.errorf("walking the history of %s in %s: %w", from, c.redacted, err))
 	}
 	return nil
 }
@@ -46,7 +46,7 @@ func (c *Cache) log(ctx context.Context, from plumbing.Hash, stop func(string) b
 		for _, h := range list {
 			shallow[h] = true
 		}
-		start, err = object.GetCommit(s.st, from)
+		start, err = readCommit(s.st, from)
 		return err
 	})
 	if err != nil {
@@ -76,7 +76,7 @@ func (c *Cache) log(ctx context.Context, from plumbing.Hash, stop func(string) b
 			var parent *object.Commit
 			err := c.withStore(func(s *store) error {
 				var err error
-				parent, err = object.GetCommit(s.st, p)
+				parent, err = readCommit(s.st, p)
 				return err
 			})
 			if errors.Is(err, plumbing.ErrObjectNotFound) {

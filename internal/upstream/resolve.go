@@ -54,7 +54,7 @@ func (c *Cache) resolve(ref string) (plumbing.Hash, error) {
 	case errors.Is(err, ErrAbbreviatedID):
 		return out, fmt.Errorf("%w: %q is not a tag or branch of %s; the pin must be a tag or a full 40-character commit id", err, ref, c.redacted)
 	default:
-		return out, fmt.Errorf("resolving %q in %s: %w", ref, c.redacted, err)
+		return out, c.objectFault(fmt.Errorf("resolving %q in %s: %w", ref, c.redacted, err))
 	}
 }
 
@@ -101,7 +101,7 @@ func (s *store) peel(h plumbing.Hash) (plumbing.Hash, error) {
 	for range 16 {
 		obj, err := s.st.EncodedObject(plumbing.AnyObject, h)
 		if err != nil {
-			return h, fmt.Errorf("reading object %s: %w", h, err)
+			return h, &objectError{h, err}
 		}
 		switch obj.Type() {
 		case plumbing.CommitObject:
@@ -109,7 +109,7 @@ func (s *store) peel(h plumbing.Hash) (plumbing.Hash, error) {
 		case plumbing.TagObject:
 			tag, err := object.DecodeTag(s.st, obj)
 			if err != nil {
-				return h, fmt.Errorf("reading tag %s: %w", h, err)
+				return h, &objectError{h, fmt.Errorf("reading tag: %w", err)}
 			}
 			h = tag.Target
 		default:
@@ -157,7 +157,7 @@ func (c *Cache) Tags() ([]Tag, error) {
 		return err
 	})
 	if err != nil {
-		return nil, c.errorf("listing tags of %s: %w", c.redacted, err)
+		return nil, c.objectFault(c.errorf("listing tags of %s: %w", c.redacted, err))
 	}
 	sort.Slice(tags, func(i, j int) bool { return tags[i].Name < tags[j].Name })
 	return tags, nil
@@ -180,7 +180,7 @@ func (s *store) tags() ([]Tag, error) {
 		if err != nil {
 			return fmt.Errorf("tag %s: %w", r.Name().Short(), err)
 		}
-		commit, err := object.GetCommit(s.st, h)
+		commit, err := readCommit(s.st, h)
 		if err != nil {
 			return fmt.Errorf("tag %s: reading commit %s: %w", r.Name().Short(), h, err)
 		}
@@ -188,4 +188,27 @@ func (s *store) tags() ([]Tag, error) {
 		return nil
 	})
 	return tags, err
+}
+
+// Commit reads commit id (a full id) from the cache, checking that it reads
+// back intact. An id the cache lacks wraps plumbing.ErrObjectNotFound; a
+// commit that does not read back intact is a *CacheFaultError.
+func (c *Cache) Commit(id string) (*object.Commit, error) {
+	h := plumbing.NewHash(id)
+	var cm *object.Commit
+	err := c.withStore(func(s *store) error {
+		if s.st.HasEncodedObject(h) != nil {
+			s.st.Reindex()
+			if err := s.st.HasEncodedObject(h); err != nil {
+				return err
+			}
+		}
+		var err error
+		cm, err = readCommit(s.st, h)
+		return err
+	})
+	if err != nil {
+		return nil, c.objectFault(c.errorf("reading commit %s of %s: %w", id, c.redacted, err))
+	}
+	return cm, nil
 }

@@ -255,8 +255,15 @@ func TestRepair(t *testing.T) {
 
 			t.Run("offline is a clear error", func(t *testing.T) {
 				_, err := Open(context.Background(), dir, f.repo.URL(), WithOffline(true))
-				if !errors.Is(err, ErrOffline) || !strings.Contains(err.Error(), "without --offline") {
-					t.Errorf("Open() offline on a damaged cache = %v, want ErrOffline telling to run without --offline", err)
+				var cf *CacheFaultError
+				if _, statErr := os.Lstat(c.Path()); statErr != nil {
+					// Nothing was ever cached: that is not damage.
+					if !errors.Is(err, ErrOffline) || !strings.Contains(err.Error(), "without --offline") {
+						t.Errorf("Open() offline without a cache = %v, want ErrOffline telling to run without --offline", err)
+					}
+				} else if !errors.As(err, &cf) || !errors.Is(err, ErrCacheDamaged) || cf.Path != c.Path() ||
+					!strings.Contains(err.Error(), "cache damaged") || !strings.Contains(err.Error(), "without --offline") {
+					t.Errorf("Open() offline on a damaged cache = %v, want a *CacheFaultError telling to run without --offline", err)
 				}
 			})
 

@@ -3,7 +3,6 @@ package upstream
 import (
 	"context"
 	"fmt"
-	"io"
 	"strings"
 	"sync"
 
@@ -20,6 +19,7 @@ import (
 type Snapshot struct {
 	commit plumbing.Hash
 	root   plumbing.Hash
+	c      *Cache      // turns read errors into cache faults
 	mu     *sync.Mutex // the cache's: serializes use of the object store
 	st     storer.EncodedObjectStorer
 	// dirs holds the entries of each directory read so far, by path ("" is the root).
@@ -37,11 +37,11 @@ func (c *Cache) Source(commit string) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	snap := &Snapshot{commit: plumbing.NewHash(id), mu: &c.mu, dirs: map[string]map[string]object.TreeEntry{}}
+	snap := &Snapshot{commit: plumbing.NewHash(id), c: c, mu: &c.mu, dirs: map[string]map[string]object.TreeEntry{}}
 	err = c.withStore(func(s *store) error {
-		cm, err := object.GetCommit(s.st, snap.commit)
+		cm, err := readCommit(s.st, snap.commit)
 		if err != nil {
-			return fmt.Errorf("reading commit %s: %w", id, err)
+			return c.objectFault(fmt.Errorf("reading commit %s: %w", id, err))
 		}
 		snap.root = cm.TreeHash
 		snap.st = s.st
@@ -61,11 +61,11 @@ func (s *Snapshot) Commit() string { return s.commit.String() }
 func (s *Snapshot) Read(p string) (*tree.File, bool, error) {
 	e, ok, err := s.entry(p)
 	if err != nil || !ok || e.Mode == filemode.Dir {
-		return nil, false, err
+		return nil, false, s.c.objectFault(err)
 	}
 	f, err := s.file(e)
 	if err != nil {
-		return nil, false, fmt.Errorf("reading %s at %s: %w", p, s.commit, err)
+		return nil, false, s.c.objectFault(fmt.Errorf("reading %s at %s: %w", p, s.commit, err))
 	}
 	return f, true, nil
 }
@@ -77,7 +77,7 @@ func (s *Snapshot) IsDir(p string) (bool, error) {
 	}
 	e, ok, err := s.entry(p)
 	if err != nil || !ok {
-		return false, err
+		return false, s.c.objectFault(err)
 	}
 	return e.Mode == filemode.Dir, nil
 }
@@ -85,12 +85,12 @@ func (s *Snapshot) IsDir(p string) (bool, error) {
 // Walk implements tree.Walker: every file, symlink and submodule, in git's
 // tree order. fn may call Read.
 func (s *Snapshot) Walk(fn func(p string, f *tree.File) error) error {
-	return s.walk("", s.root, fn)
+	return s.c.objectFault(s.walk("", s.root, fn))
 }
 
 func (s *Snapshot) walk(prefix string, h plumbing.Hash, fn func(string, *tree.File) error) error {
 	s.mu.Lock()
-	t, err := object.GetTree(s.st, h)
+	t, err := readTree(s.st, h)
 	s.mu.Unlock()
 	if err != nil {
 		return fmt.Errorf("reading tree %s of %s at %s: %w", h, dirName(prefix), s.commit, err)
@@ -141,16 +141,7 @@ func (s *Snapshot) file(e *object.TreeEntry) (*tree.File, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	blob, err := object.GetBlob(s.st, e.Hash)
-	if err != nil {
-		return nil, err
-	}
-	r, err := blob.Reader()
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	data, err := io.ReadAll(r)
+	data, err := readBlob(s.st, e.Hash)
 	if err != nil {
 		return nil, err
 	}
@@ -204,7 +195,7 @@ func (s *Snapshot) dir(p string) (map[string]object.TreeEntry, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t, err := object.GetTree(s.st, h)
+	t, err := readTree(s.st, h)
 	if err != nil {
 		return nil, fmt.Errorf("reading tree %s of %s at %s: %w", h, dirName(p), s.commit, err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
+	"golang.org/x/sys/unix"
 )
 
 // store is an open bare repository.
@@ -87,55 +88,175 @@ func (s *store) check() error {
 	return nil
 }
 
+// open takes the readers lock shared and prepares the cache (see prepare).
+// A damaged cache is repaired online, once no other process reads it, and
+// is a *CacheFaultError offline.
+func (c *Cache) open(ctx context.Context) error {
+	for attempt := 0; ; attempt++ {
+		rl, err := c.lockReaders(ctx)
+		if err != nil {
+			return err
+		}
+		s, damage, err := c.prepare(ctx)
+		if err == nil && damage == nil {
+			c.store, c.readers = s, rl
+			return nil
+		}
+		rl.release()
+		if err != nil {
+			return err
+		}
+		if c.opts.offline || attempt > 0 {
+			return c.fault("", damage)
+		}
+		if err := c.repair(ctx, "", false); err != nil {
+			return fmt.Errorf("repairing the cache %s, which is damaged (%v): %w", c.Path(), damage, err)
+		}
+	}
+}
+
 // prepare runs under the exclusive lock: it clears what interrupted runs left
-// behind, checks the cache, and clones it afresh when it is missing or broken.
-func (c *Cache) prepare(ctx context.Context) error {
+// behind, clones a missing cache, and returns the open store of a healthy
+// one, or what is wrong with a damaged one (damage).
+func (c *Cache) prepare(ctx context.Context) (s *store, damage, err error) {
+	lk, err := lockFile(ctx, c.lockPath(), unix.LOCK_EX)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer lk.unlock()
 	c.removeLeftovers()
 	path := c.Path()
-	var damage string
-	if _, err := os.Stat(c.markerPath()); err == nil {
-		damage = "was left half-updated by an interrupted fetch"
-	} else if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
-		damage = ""
-	} else if s, err := openStore(path); err != nil {
-		damage = fmt.Sprintf("is damaged (%v)", err)
-	} else if err := s.check(); err != nil {
-		s.close()
-		damage = fmt.Sprintf("is damaged (%v)", err)
-	} else {
-		c.store = s
-		return nil
+	if _, err := os.Lstat(path); !errors.Is(err, os.ErrNotExist) {
+		s, damage := c.inspect()
+		return s, damage, nil
 	}
-	exists := damage != ""
 	if c.opts.offline {
-		if exists {
-			return fmt.Errorf("%w: the cache %s %s; run once without --offline to repair it", ErrOffline, path, damage)
-		}
-		return fmt.Errorf("%w: nothing cached in %s yet; run once without --offline to fill the cache", ErrOffline, c.dir)
+		return nil, nil, fmt.Errorf("%w: nothing cached in %s yet; run once without --offline to fill the cache", ErrOffline, c.dir)
 	}
 	if err := c.cloneInto(ctx, path); err != nil {
-		if exists {
-			return fmt.Errorf("repairing the cache %s, which %s: %w", path, damage, err)
+		return nil, nil, err
+	}
+	if err := os.Remove(c.markerPath()); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, nil, fmt.Errorf("removing %s: %w", c.markerPath(), err)
+	}
+	s, err = openStore(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("opening the fresh clone %s: %w", path, err)
+	}
+	if err := s.check(); err != nil {
+		s.close()
+		return nil, nil, fmt.Errorf("checking the fresh clone %s: %w", path, err)
+	}
+	return s, nil, nil
+}
+
+// inspect opens the cache and runs its integrity check; it returns the open
+// store, or why the cache is damaged. Call it under the exclusive lock.
+func (c *Cache) inspect() (*store, error) {
+	if _, err := os.Stat(c.markerPath()); err == nil {
+		return nil, errors.New("an interrupted fetch left it half-updated")
+	}
+	s, err := openStore(c.Path())
+	if err != nil {
+		return nil, err
+	}
+	if err := s.check(); err != nil {
+		s.close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Repair replaces the cache with a fresh clone of the upstream, swapped in
+// atomically under the exclusive locks once no other process reads the
+// cache. Offline, it is a *CacheFaultError. An open Cache stays usable; every
+// other Cache of this process on the same upstream must be closed first.
+//
+// A repair clones rather than fetches: a fetch tells the upstream which
+// commits the cache has, so the upstream never sends again an object the
+// cache lost.
+func (c *Cache) Repair(ctx context.Context) error { return c.repairOpen(ctx, "", true) }
+
+// repairOpen is Repair. Unless force, a cache that another process repaired
+// meanwhile (it passes the check and object id reads back intact) is kept.
+func (c *Cache) repairOpen(ctx context.Context, id string, force bool) error {
+	if c.opts.offline {
+		return c.fault(id, errors.New("the cache cannot be repaired offline"))
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	open := !c.closed && c.store != nil
+	if open {
+		c.store.close()
+		c.store = nil
+		c.readers.release()
+		c.readers = nil
+	}
+	err := c.repair(ctx, id, force)
+	if err != nil {
+		err = c.errorf("repairing the cache of %s: %w", c.redacted, err)
+	}
+	if !open {
+		return err
+	}
+	rl, lerr := c.lockReaders(ctx)
+	if lerr != nil {
+		c.closed = true
+		return errors.Join(err, lerr)
+	}
+	s, oerr := openStore(c.Path())
+	if oerr != nil {
+		rl.release()
+		c.closed = true
+		return errors.Join(err, oerr)
+	}
+	c.store, c.readers = s, rl
+	return err
+}
+
+// repair takes the readers lock exclusive, then the exclusive lock, and
+// clones the cache afresh unless it is healthy now (see repairOpen).
+func (c *Cache) repair(ctx context.Context, id string, force bool) error {
+	wl, err := c.lockWriters(ctx)
+	if err != nil {
+		return err
+	}
+	defer wl.unlock()
+	lk, err := lockFile(ctx, c.lockPath(), unix.LOCK_EX)
+	if err != nil {
+		return err
+	}
+	defer lk.unlock()
+	c.removeLeftovers()
+	if !force {
+		if s, damage := c.inspect(); damage == nil {
+			ok := id == "" || verifyObject(s, id) == nil
+			s.close()
+			if ok {
+				return nil
+			}
 		}
+	}
+	if err := c.cloneInto(ctx, c.Path()); err != nil {
 		return err
 	}
 	if err := os.Remove(c.markerPath()); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("removing %s: %w", c.markerPath(), err)
 	}
-	s, err := openStore(path)
-	if err != nil {
-		return fmt.Errorf("opening the fresh clone %s: %w", path, err)
-	}
-	if err := s.check(); err != nil {
-		s.close()
-		return fmt.Errorf("checking the fresh clone %s: %w", path, err)
-	}
-	c.store = s
 	return nil
 }
 
-// removeLeftovers deletes temporary clones and replaced caches of killed runs.
-// It runs under the exclusive lock, so no live run is using them.
+// verifyObject reads object id of s in full and checks it.
+func verifyObject(s *store, id string) error {
+	_, _, err := readVerified(s.st, plumbing.AnyObject, plumbing.NewHash(id))
+	return err
+}
+
+// removeLeftovers deletes what killed runs left: temporary clones, replaced
+// caches, and the temporary packs, objects and packed-refs of a fetch. It
+// runs under the exclusive lock, which every clone and fetch holds, so no
+// live run is writing them; a replaced cache has no reader left, since
+// caches are replaced under the readers lock.
 func (c *Cache) removeLeftovers() {
 	entries, err := os.ReadDir(c.dir)
 	if err != nil {
@@ -145,6 +266,24 @@ func (c *Cache) removeLeftovers() {
 		n := e.Name()
 		if strings.HasPrefix(n, c.tmpPrefix()) || strings.HasPrefix(n, c.oldPrefix()) {
 			os.RemoveAll(filepath.Join(c.dir, n))
+		}
+	}
+	removeMatching(c.Path(), "._packed-refs")
+	removeMatching(filepath.Join(c.Path(), "objects", "pack"), "tmp_pack_", "tmp_idx_", "tmp_obj_", "tmp_rev_", "packfile")
+}
+
+// removeMatching removes the files of dir whose names start with a prefix.
+func removeMatching(dir string, prefixes ...string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		for _, p := range prefixes {
+			if strings.HasPrefix(e.Name(), p) && !e.IsDir() {
+				os.Remove(filepath.Join(dir, e.Name()))
+				break
+			}
 		}
 	}
 }

@@ -13,7 +13,6 @@ import (
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/transport"
-	"golang.org/x/sys/unix"
 )
 
 // ErrRefNotFound is wrapped by errors about a ref that is neither a tag, a
@@ -83,6 +82,7 @@ type Cache struct {
 
 	mu        sync.Mutex // serializes use of the object store
 	store     *store
+	readers   *fileLock // the shared lock on readersLockPath, held while open
 	closed    bool
 	closeOnce sync.Once
 }
@@ -119,12 +119,7 @@ func Open(ctx context.Context, dir, url string, opts ...Option) (*Cache, error) 
 		return nil, fmt.Errorf("opening cache of %s: creating the cache directory: %w", red, err)
 	}
 	c := &Cache{url: url, redacted: red, dir: abs, key: cacheKey(url), opts: o}
-	lk, err := lockFile(ctx, c.lockPath(), unix.LOCK_EX)
-	if err != nil {
-		return nil, c.errorf("opening cache of %s: %w", red, err)
-	}
-	defer lk.unlock()
-	if err := c.prepare(ctx); err != nil {
+	if err := c.open(ctx); err != nil {
 		return nil, c.errorf("opening cache of %s: %w", red, err)
 	}
 	return c, nil
@@ -175,7 +170,10 @@ func (c *Cache) Close() error {
 		c.closed = true
 		if c.store != nil {
 			err = c.store.close()
+			c.store = nil
 		}
+		c.readers.release()
+		c.readers = nil
 	})
 	if err != nil {
 		return c.errorf("closing cache of %s: %w", c.redacted, err)
@@ -183,10 +181,11 @@ func (c *Cache) Close() error {
 	return nil
 }
 
-func (c *Cache) lockPath() string   { return filepath.Join(c.dir, c.key+".lock") }
-func (c *Cache) markerPath() string { return filepath.Join(c.dir, c.key+".fetching") }
-func (c *Cache) tmpPrefix() string  { return c.key + ".git.tmp-" }
-func (c *Cache) oldPrefix() string  { return c.key + ".git.old-" }
+func (c *Cache) lockPath() string        { return filepath.Join(c.dir, c.key+".lock") }
+func (c *Cache) readersLockPath() string { return filepath.Join(c.dir, c.key+".readers.lock") }
+func (c *Cache) markerPath() string      { return filepath.Join(c.dir, c.key+".fetching") }
+func (c *Cache) tmpPrefix() string       { return c.key + ".git.tmp-" }
+func (c *Cache) oldPrefix() string       { return c.key + ".git.old-" }
 
 // errorf formats an error and removes the URL's credentials from its message.
 func (c *Cache) errorf(format string, args ...any) error {

@@ -14,6 +14,7 @@ import (
 	"github.com/patchkit/patchkit/internal/pipeline"
 	"github.com/patchkit/patchkit/internal/report"
 	"github.com/patchkit/patchkit/internal/tree"
+	"github.com/patchkit/patchkit/internal/upstream"
 )
 
 // Options are the flags and dependencies of `patchkit apply`.
@@ -63,18 +64,43 @@ func run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	root := env.Root
-	im, err := pipeline.Prepare(ctx, env, opts.Image, opts.Ref)
+	// A damaged cache is never a verdict on a patch: online it is repaired
+	// and the series applied again; offline it is exit 2.
+	var out report.Apply
+	err = upstream.RetryRepaired(ctx, func() error {
+		out, err = applyImage(ctx, env, opts)
+		return err
+	})
 	if err != nil {
 		return err
+	}
+	if err := report.RenderApply(f.IO.Out, format, []report.Apply{out}, true); err != nil {
+		return err
+	}
+	if !out.OK {
+		return diag.ErrFindings
+	}
+	return nil
+}
+
+// applyImage applies the series and, unless --check, writes the tree. It
+// prints nothing, and closes the cache before it returns.
+func applyImage(ctx context.Context, env pipeline.Env, opts *Options) (report.Apply, error) {
+	im, err := pipeline.Prepare(ctx, env, opts.Image, opts.Ref)
+	if err != nil {
+		return report.Apply{}, err
 	}
 	defer im.Close()
 	res, src, err := im.Apply()
 	if err != nil {
-		return err
+		return report.Apply{}, err
+	}
+	if res.Err != nil {
+		// The upstream tree could not be read: no fault of the patch.
+		return report.Apply{}, res.Err
 	}
 	if err := res.Hostile(); err != nil {
-		return err
+		return report.Apply{}, err
 	}
 	out := report.Apply{
 		Image:    opts.Image,
@@ -85,18 +111,12 @@ func run(ctx context.Context, opts *Options) error {
 	if res.OK && !opts.Check {
 		dir := opts.Out
 		if dir == "" {
-			dir = filepath.Join(root, fmt.Sprintf(DefaultOut, opts.Image))
+			dir = filepath.Join(env.Root, fmt.Sprintf(DefaultOut, opts.Image))
 		}
 		if err := tree.WriteAtomic(dir, src, res.Changes); err != nil {
-			return fmt.Errorf("writing patched tree: %w", err)
+			return report.Apply{}, fmt.Errorf("writing patched tree: %w", err)
 		}
 		out.Out = dir
 	}
-	if err := report.RenderApply(f.IO.Out, format, []report.Apply{out}, true); err != nil {
-		return err
-	}
-	if !res.OK {
-		return diag.ErrFindings
-	}
-	return nil
+	return out, nil
 }

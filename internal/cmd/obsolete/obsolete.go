@@ -12,6 +12,7 @@ import (
 	obsoletestage "github.com/patchkit/patchkit/internal/obsolete"
 	"github.com/patchkit/patchkit/internal/pipeline"
 	"github.com/patchkit/patchkit/internal/report"
+	"github.com/patchkit/patchkit/internal/upstream"
 )
 
 // Options are the flags and dependencies of `patchkit obsolete-check`.
@@ -86,7 +87,14 @@ func run(ctx context.Context, opts *Options) error {
 	var results []report.Obsolete
 	findings := false
 	for _, name := range images {
-		res, err := checkImage(ctx, env, name, opts, fetched)
+		var res report.Obsolete
+		// A damaged cache is no verdict: online it is repaired and the image
+		// checked again; offline it is exit 2.
+		err := upstream.RetryRepaired(ctx, func() error {
+			var err error
+			res, err = checkImage(ctx, env, name, opts, fetched)
+			return err
+		})
 		if err != nil {
 			return err
 		}
@@ -121,7 +129,7 @@ func checkImage(ctx context.Context, env pipeline.Env, name string, opts *Option
 		Cache: im.Cache, Spec: im.Spec, PinCommit: im.Commit, Patches: im.Patches, Refs: opts.Refs,
 	})
 	if err != nil {
-		return report.Obsolete{}, err
+		return report.Obsolete{}, im.Cache.AsFault(err)
 	}
 	out := report.Obsolete{Image: name, Report: rep, Write: opts.Write}
 	if opts.Write {

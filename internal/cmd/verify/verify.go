@@ -15,6 +15,7 @@ import (
 	"github.com/patchkit/patchkit/internal/diag"
 	"github.com/patchkit/patchkit/internal/ghapi"
 	"github.com/patchkit/patchkit/internal/report"
+	"github.com/patchkit/patchkit/internal/upstream"
 	verifystage "github.com/patchkit/patchkit/internal/verify"
 )
 
@@ -114,7 +115,14 @@ func run(ctx context.Context, opts *Options) error {
 	results := make([]verifystage.Result, 0, len(images)+len(orphans))
 	failed := len(orphans) > 0
 	for _, name := range images {
-		res, err := verifystage.Image(ctx, env, name, vopts...)
+		var res *verifystage.Result
+		// A damaged cache is no verdict: online it is repaired and the image
+		// verified again; offline it is exit 2.
+		err := upstream.RetryRepaired(ctx, func() error {
+			var err error
+			res, err = verifystage.Image(ctx, env, name, vopts...)
+			return err
+		})
 		if err != nil {
 			return err
 		}

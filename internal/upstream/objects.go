@@ -1,0 +1,107 @@
+package upstream
+
+import (
+	"crypto/sha1"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+)
+
+// objectError is an object of the cache that could not be read although the
+// cache refers to it: missing, or not reading back as the object it names.
+// Cache methods turn it into a *CacheFaultError.
+type objectError struct {
+	id  plumbing.Hash
+	err error
+}
+
+func (e *objectError) Error() string { return fmt.Sprintf("reading object %s: %v", e.id, e.err) }
+func (e *objectError) Unwrap() error { return e.err }
+
+// errHashMismatch is an object whose content does not hash to its id.
+var errHashMismatch = errors.New("content does not match the object id")
+
+// readVerified reads object h of type t (plumbing.AnyObject for any) in full
+// and checks that its content hashes to h, so that a flipped byte or a
+// truncated pack is a fault, never wrong content. Every error is an
+// *objectError.
+func readVerified(st storer.EncodedObjectStorer, t plumbing.ObjectType, h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
+	obj, err := st.EncodedObject(t, h)
+	if err != nil {
+		return 0, nil, &objectError{h, err}
+	}
+	r, err := obj.Reader()
+	if err != nil {
+		return 0, nil, &objectError{h, err}
+	}
+	defer r.Close()
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return 0, nil, &objectError{h, err}
+	}
+	if int64(len(data)) != obj.Size() {
+		return 0, nil, &objectError{h, fmt.Errorf("read %d bytes of %d", len(data), obj.Size())}
+	}
+	sum := sha1.New()
+	sum.Write([]byte(obj.Type().String() + " " + strconv.Itoa(len(data)) + "\x00"))
+	sum.Write(data)
+	var got plumbing.Hash
+	copy(got[:], sum.Sum(nil))
+	if got != h {
+		return 0, nil, &objectError{h, errHashMismatch}
+	}
+	return obj.Type(), data, nil
+}
+
+// readTree reads and verifies tree h.
+func readTree(st storer.EncodedObjectStorer, h plumbing.Hash) (*object.Tree, error) {
+	_, data, err := readVerified(st, plumbing.TreeObject, h)
+	if err != nil {
+		return nil, err
+	}
+	mem := &plumbing.MemoryObject{}
+	mem.SetType(plumbing.TreeObject)
+	mem.Write(data)
+	t, err := object.DecodeTree(st, mem)
+	if err != nil {
+		return nil, &objectError{h, err}
+	}
+	return t, nil
+}
+
+// readCommit reads and verifies commit h.
+func readCommit(st storer.EncodedObjectStorer, h plumbing.Hash) (*object.Commit, error) {
+	_, data, err := readVerified(st, plumbing.CommitObject, h)
+	if err != nil {
+		return nil, err
+	}
+	mem := &plumbing.MemoryObject{}
+	mem.SetType(plumbing.CommitObject)
+	mem.Write(data)
+	c, err := object.DecodeCommit(st, mem)
+	if err != nil {
+		return nil, &objectError{h, err}
+	}
+	return c, nil
+}
+
+// readBlob reads and verifies blob h.
+func readBlob(st storer.EncodedObjectStorer, h plumbing.Hash) ([]byte, error) {
+	_, data, err := readVerified(st, plumbing.BlobObject, h)
+	return data, err
+}
+
+// objectFault turns an *objectError in err's chain into a *CacheFaultError of
+// c; other errors pass through.
+func (c *Cache) objectFault(err error) error {
+	var oe *objectError
+	if !errors.As(err, &oe) {
+		return err
+	}
+	return c.fault(oe.id.String(), err)
+}
