@@ -10,7 +10,6 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -42,6 +41,8 @@ type Spec struct {
 	Name string `yaml:"-"`
 	// File is the spec's path relative to the repository root, for messages.
 	File string `yaml:"-"`
+	// Dir is the unit's directory relative to the repository root.
+	Dir string `yaml:"-"`
 
 	Upstream Upstream `yaml:"upstream"`
 	// Patches is the patch directory, relative to the repository root.
@@ -60,6 +61,11 @@ type Upstream struct {
 	Ref      string   `yaml:"ref"`
 	Releases string   `yaml:"releases"`
 	Branches []string `yaml:"branches"`
+
+	// URLFrom and RefFrom are set when url or ref is a Source (a mapping)
+	// rather than a value; URL and Ref then hold the value read from it.
+	URLFrom *Source `yaml:"-"`
+	RefFrom *Source `yaml:"-"`
 }
 
 // Test is the regression gate.
@@ -133,6 +139,8 @@ func (s *Spec) Line(key string) int { return s.lines[key] }
 var allowed = map[string][]string{
 	"":               {"upstream", "patches", "test", "build", "image", "stamp"},
 	"upstream":       {"url", "ref", "releases", "branches"},
+	"upstream.url":   sourceKeys,
+	"upstream.ref":   sourceKeys,
 	"test":           {"inject", "package", "run"},
 	"test.inject.[]": {"from", "to"},
 	"build":          {"builder", "dockerfile", "base", "files"},
@@ -148,53 +156,53 @@ var (
 	nameRE       = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
 )
 
-// Path returns the spec path of image name, relative to the root.
+// Path returns the spec path of image name in images/, relative to the root.
 func Path(name string) string { return path.Join(ImagesDir, name, FileName) }
 
-// List returns the names of every image unit under root/images that has a
-// patchkit.yaml, sorted.
+// List returns an IMAGE argument for every image unit under root (see
+// Discover and Args): the unit's name, or its directory when another unit
+// has the same name. Sorted.
 func List(root string) ([]string, error) {
-	entries, err := os.ReadDir(filepath.Join(root, ImagesDir))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
+	units, err := Discover(root)
 	if err != nil {
-		return nil, fmt.Errorf("listing images: %w", err)
+		return nil, err
 	}
-	var names []string
-	for _, e := range entries {
-		if !e.IsDir() {
-			continue
-		}
-		if _, err := os.Stat(filepath.Join(root, ImagesDir, e.Name(), FileName)); err == nil {
-			names = append(names, e.Name())
-		}
-	}
-	sort.Strings(names)
-	return names, nil
+	return Args(units), nil
 }
 
-// Load reads and validates images/<name>/patchkit.yaml under root.
-func Load(root, name string) (*Spec, error) {
-	file := Path(name)
-	if !nameRE.MatchString(name) {
-		return nil, &diag.InputError{File: file, Msg: fmt.Sprintf("image name %q is not a valid image unit name", name)}
+// Load reads and validates the spec of the image unit arg names under root:
+// a unit directory or a unique unit name (see Find).
+func Load(root, arg string) (*Spec, error) {
+	u, err := Find(root, arg)
+	if err != nil {
+		return nil, err
 	}
+	return LoadUnit(root, u)
+}
+
+// LoadUnit reads and validates the spec of unit u under root.
+func LoadUnit(root string, u Unit) (*Spec, error) {
+	file := u.File()
 	f, err := os.Open(filepath.Join(root, filepath.FromSlash(file)))
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, &diag.InputError{File: file, Msg: fmt.Sprintf("no image %q (no %s)", name, file)}
+			return nil, &diag.InputError{File: file, Msg: fmt.Sprintf("no image %q (no %s)", u.Name, file)}
 		}
 		return nil, &diag.InputError{File: file, Msg: "reading spec", Err: err}
 	}
 	defer f.Close()
-	return LoadReader(f, root, name)
+	return loadReader(f, root, u)
 }
 
 // LoadReader decodes a spec strictly from r and validates it. root is the
-// repository root that relative paths must stay inside; name is the image name.
+// repository root that relative paths must stay inside; name is the image
+// name, whose unit is images/<name>.
 func LoadReader(r io.Reader, root, name string) (*Spec, error) {
-	file := Path(name)
+	return loadReader(r, root, Unit{Name: name, Dir: path.Join(ImagesDir, name)})
+}
+
+func loadReader(r io.Reader, root string, u Unit) (*Spec, error) {
+	file := u.File()
 	data, err := io.ReadAll(io.LimitReader(r, 1<<20+1))
 	if err != nil {
 		return nil, &diag.InputError{File: file, Msg: "reading spec", Err: err}
@@ -213,8 +221,11 @@ func LoadReader(r io.Reader, root, name string) (*Spec, error) {
 	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
 		return nil, &diag.InputError{File: file, Line: doc.Line, Msg: "spec must be a mapping"}
 	}
-	s := &Spec{Name: name, File: file, lines: map[string]int{}}
+	s := &Spec{Name: u.Name, File: file, Dir: u.Dir, lines: map[string]int{}}
 	if err := checkKeys(file, doc.Content[0], "", "", s.lines); err != nil {
+		return nil, err
+	}
+	if err := s.takeSources(doc.Content[0]); err != nil {
 		return nil, err
 	}
 	if err := doc.Content[0].Decode(s); err != nil {
@@ -302,7 +313,29 @@ func (s *Spec) errf(key, format string, args ...any) error {
 	return &diag.InputError{File: s.File, Line: line, Key: key, Msg: fmt.Sprintf(format, args...)}
 }
 
+// resolvePaths makes every repository path of the spec relative to the root
+// (see Rel).
+func (s *Spec) resolvePaths() {
+	s.Patches = s.Rel(s.Patches)
+	if s.Test != nil {
+		for i := range s.Test.Inject {
+			s.Test.Inject[i].From = s.Rel(s.Test.Inject[i].From)
+		}
+	}
+	s.Build.Dockerfile = s.Rel(s.Build.Dockerfile)
+	if dir, ok := strings.CutPrefix(s.Build.Base, "oci:"); ok && dir != "" {
+		s.Build.Base = "oci:" + s.Rel(dir)
+	}
+	for i := range s.Stamp {
+		s.Stamp[i].File = s.Rel(s.Stamp[i].File)
+	}
+}
+
 func (s *Spec) validate(root string) error {
+	s.resolvePaths()
+	if err := s.resolveSources(root); err != nil {
+		return err
+	}
 	if s.Upstream.URL == "" {
 		return s.errf("upstream.url", "required")
 	}
@@ -326,7 +359,7 @@ func (s *Spec) validate(root string) error {
 		}
 	}
 	if s.Patches == "" {
-		return s.errf("patches", "required: the patch directory, relative to the repository root")
+		return s.errf("patches", "required: the patch directory, relative to the repository root (or ./ relative to the spec)")
 	}
 	if err := inRepo(root, s.Patches); err != nil {
 		return s.errf("patches", "%v", err)
