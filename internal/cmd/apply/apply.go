@@ -78,6 +78,7 @@ func run(ctx context.Context, opts *Options) error {
 	}
 	out := report.Apply{
 		Image:    opts.Image,
+		Unit:     im.Spec.Dir,
 		Upstream: report.UpstreamRef{URL: im.URL, Ref: im.Ref, Commit: im.Commit},
 		OK:       res.OK,
 		Patches:  res.Patches,
