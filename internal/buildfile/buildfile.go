@@ -61,6 +61,14 @@ type Error struct {
 	Msg  string
 }
 
+// Where is file:line, or the file alone when there is no line.
+func (e *Error) Where() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d", e.File, e.Line)
+	}
+	return e.File
+}
+
 func (e *Error) Error() string {
 	if e.Line > 0 {
 		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)

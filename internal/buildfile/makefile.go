@@ -24,6 +24,9 @@ type Makefile struct {
 	Vars map[string]Var
 	// Recipes are the recipe lines (those starting with a tab).
 	Recipes []Line
+	// Includes are the files of include lines without make references, as
+	// written (relative to the directory make runs in).
+	Includes []string
 }
 
 var assignRE = regexp.MustCompile(`^(?:export\s+|override\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*(\?=|::=|:=|\+=|!=|=)\s*(.*?)\s*$`)
@@ -43,6 +46,17 @@ func ParseMakefile(data []byte, display string) *Makefile {
 	for _, l := range logicalLines(data) {
 		if strings.HasPrefix(l.Text, "\t") {
 			m.Recipes = append(m.Recipes, l)
+			continue
+		}
+		if rest, ok := strings.CutPrefix(l.Text, "include "); ok || strings.HasPrefix(l.Text, "-include ") || strings.HasPrefix(l.Text, "sinclude ") {
+			if !ok {
+				_, rest, _ = strings.Cut(l.Text, " ")
+			}
+			for _, f := range strings.Fields(stripComment(rest)) {
+				if !strings.Contains(f, "$") {
+					m.Includes = append(m.Includes, f)
+				}
+			}
 			continue
 		}
 		sm := assignRE.FindStringSubmatch(l.Text)

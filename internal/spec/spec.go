@@ -94,7 +94,22 @@ type Build struct {
 	Base string `yaml:"base"`
 	// Files are what the native builder adds on top of Base, in one layer.
 	Files []File `yaml:"files"`
+	// Context is the build context of the buildah and docker builders:
+	// "tree" (the default), the patched tree, or "unit", the unit's
+	// directory, for a Dockerfile that fetches the upstream and applies
+	// the series itself. patchkit still applies and gates its own tree.
+	Context string `yaml:"context"`
+	// Target is the Dockerfile stage to build (--target), "" for the last.
+	Target string `yaml:"target"`
+	// Args are build arguments (--build-arg NAME=value).
+	Args map[string]string `yaml:"args"`
 }
+
+// Build contexts.
+const (
+	ContextTree = "tree"
+	ContextUnit = "unit"
+)
 
 // File is one file the native builder copies from the patched tree into the image.
 type File struct {
@@ -143,7 +158,7 @@ var allowed = map[string][]string{
 	"upstream.ref":   sourceKeys,
 	"test":           {"inject", "package", "run"},
 	"test.inject.[]": {"from", "to"},
-	"build":          {"builder", "dockerfile", "base", "files"},
+	"build":          {"builder", "dockerfile", "base", "files", "context", "target", "args"},
 	"build.files.[]": {"from", "to", "mode", "capabilities"},
 	"image":          {"repository", "tag"},
 	"stamp.[]":       {"file", "key", "format"},
@@ -199,6 +214,12 @@ func LoadUnit(root string, u Unit) (*Spec, error) {
 // name, whose unit is images/<name>.
 func LoadReader(r io.Reader, root, name string) (*Spec, error) {
 	return loadReader(r, root, Unit{Name: name, Dir: path.Join(ImagesDir, name)})
+}
+
+// LoadUnitReader decodes and validates the spec of unit u from r, as if it
+// were u's patchkit.yaml: `patchkit init` checks a spec before writing it.
+func LoadUnitReader(r io.Reader, root string, u Unit) (*Spec, error) {
+	return loadReader(r, root, u)
 }
 
 func loadReader(r io.Reader, root string, u Unit) (*Spec, error) {
@@ -405,6 +426,9 @@ func (s *Spec) validate(root string) error {
 			return s.errf("build.dockerfile", "%v", err)
 		}
 	}
+	if err := s.validateContext(); err != nil {
+		return err
+	}
 	if err := s.validateNative(root); err != nil {
 		return err
 	}
@@ -438,6 +462,41 @@ func (s *Spec) validate(root string) error {
 		}
 	}
 	return nil
+}
+
+// validateContext checks build.context, build.target and build.args.
+func (s *Spec) validateContext() error {
+	b := &s.Build
+	switch b.Context {
+	case "":
+		b.Context = ContextTree
+	case ContextTree, ContextUnit:
+	default:
+		return s.errf("build.context", "%q is not tree (the patched tree) or unit (the unit's directory)", b.Context)
+	}
+	if b.Context == ContextUnit && b.Builder == "native" {
+		return s.errf("build.context", "unit needs a Dockerfile builder (buildah, docker), not native")
+	}
+	if b.Target != "" && !nameRE.MatchString(strings.ToLower(b.Target)) {
+		return s.errf("build.target", "%q is not a stage name", b.Target)
+	}
+	for k := range b.Args {
+		if !argRE.MatchString(k) {
+			return s.errf("build.args", "%q is not a build argument name", k)
+		}
+	}
+	return nil
+}
+
+var argRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// ContextDir is the build context relative to the root when build.context
+// is unit, and "" when the context is the patched tree.
+func (s *Spec) ContextDir() string {
+	if s.Build.Context == ContextUnit {
+		return s.Dir
+	}
+	return ""
 }
 
 // validateNative checks build.base and build.files.
@@ -532,6 +591,9 @@ func (s *Spec) CheckBuild(builder string) error {
 	}
 	return nil
 }
+
+// IsCommitID reports whether ref is a full 40-character commit id.
+func IsCommitID(ref string) bool { return fullCommit.MatchString(ref) }
 
 func isHex(s string) bool {
 	for _, c := range s {
