@@ -51,6 +51,10 @@ type Unit struct {
 	// Notes are things the user should know about a readable unit.
 	Notes []string `json:"notes,omitempty"`
 
+	// ApplyDiffers says how the Dockerfile applies the series differently
+	// from patchkit, "" when it does not (see ApplyDiffers).
+	ApplyDiffers string `json:"-"`
+
 	yaml []byte
 }
 
@@ -122,6 +126,11 @@ func slicesContains(list []string, s string) bool {
 	}
 	return false
 }
+
+// Inspect reads the Dockerfile file (relative to root) as init does: the
+// upstream and pin its build uses, and its patch directory. ok is false
+// for a Dockerfile that applies no patch directory.
+func Inspect(root, file string) (Unit, bool) { return inspect(root, file) }
 
 // inspect reads one Dockerfile; ok is false for one that neither fetches an
 // upstream nor applies patches (not a patch unit).
@@ -219,6 +228,7 @@ func (u *Unit) checkApply(root string, ap *Apply) error {
 		return fmt.Errorf("%s: holds no *.diff or *.patch file", u.Patches)
 	}
 	if note := ApplyDiffers(ap); note != "" {
+		u.ApplyDiffers = note
 		u.Notes = append(u.Notes, fmt.Sprintf("%s:%d: %s", u.Dockerfile, ap.Line, note))
 	}
 	return nil

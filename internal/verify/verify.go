@@ -26,7 +26,7 @@ const (
 )
 
 // Checks lists the check names in report order.
-var Checks = []string{CheckApply, CheckWhitespace, CheckHeader, CheckBackport, CheckAppliedUpstream, CheckTest, CheckUnit}
+var Checks = []string{CheckApply, CheckWhitespace, CheckHeader, CheckBackport, CheckAppliedUpstream, CheckTest, CheckUnit, CheckPin, CheckDockerfile}
 
 // The statuses of a check.
 const (
@@ -131,7 +131,7 @@ func Image(ctx context.Context, env pipeline.Env, name string, opts ...Option) (
 	if err := v.run(ctx); err != nil {
 		return nil, err
 	}
-	res := &Result{Image: name, Unit: s.Dir, Pin: s.Upstream.Ref, Checks: v.flatten()}
+	res := &Result{Image: name, Unit: s.Dir, Pin: s.Upstream.Ref, Checks: append(v.flatten(), DockerfileChecks(env.Root, s)...)}
 	res.OK = !res.Failed()
 	return res, nil
 }
