@@ -143,6 +143,7 @@ func (b *Buildah) Build(ctx context.Context, req Request) (_ *Result, err error)
 	for _, kv := range sortedPairs(req.Labels) {
 		args = append(args, "--label", kv)
 	}
+	args = append(args, stageOptions(req)...)
 	args = append(args, req.ContextDir)
 	if _, err := b.run(ctx, nil, b.bin, args...); err != nil {
 		return nil, fmt.Errorf("buildah build: %w", err)

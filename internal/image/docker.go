@@ -107,6 +107,7 @@ func (d *Docker) Build(ctx context.Context, req Request) (_ *Result, err error) 
 	for _, kv := range sortedPairs(req.Annotations) {
 		args = append(args, "--annotation", kv)
 	}
+	args = append(args, stageOptions(req)...)
 	if req.Push != "" {
 		args = append(args, "--tag", req.Push, "--push")
 	} else {

@@ -34,6 +34,11 @@ type Request struct {
 	// builder which publishes by itself (docker buildx) pushes to. The other
 	// builders ignore it and leave pushing to a Publisher.
 	Push string
+	// Target is the Dockerfile stage to build (--target), "" for the last
+	// (buildah, docker).
+	Target string
+	// BuildArgs are passed as --build-arg NAME=value (buildah, docker).
+	BuildArgs map[string]string
 }
 
 // The modes of a File that names none, after its source in the tree.

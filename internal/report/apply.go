@@ -17,7 +17,9 @@ type UpstreamRef struct {
 
 // Apply is the result of `patchkit apply` for one image.
 type Apply struct {
-	Image    string              `json:"image"`
+	Image string `json:"image"`
+	// Unit is the image unit's directory relative to the root.
+	Unit     string              `json:"unit,omitempty"`
 	Upstream UpstreamRef         `json:"upstream"`
 	OK       bool                `json:"ok"`
 	Patches  []apply.PatchResult `json:"patches"`

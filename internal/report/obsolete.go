@@ -11,7 +11,9 @@ import (
 
 // Obsolete is the result of `patchkit obsolete-check` for one image.
 type Obsolete struct {
-	Image  string
+	Image string
+	// Unit is the image unit's directory relative to the root.
+	Unit   string
 	Report *obsolete.Report
 	// Write says --write was given; Written lists the Applied-Upstream
 	// fields it changed.
@@ -22,6 +24,7 @@ type Obsolete struct {
 // obsoleteJSON is the JSON shape DESIGN.md fixes, with the evidence added.
 type obsoleteJSON struct {
 	Image     string `json:"image"`
+	Unit      string `json:"unit,omitempty"`
 	URL       string `json:"url"`
 	Pin       string `json:"pin"`
 	PinCommit string `json:"pinCommit"`
@@ -66,7 +69,7 @@ func nullable(s string) *string {
 func (o Obsolete) json() obsoleteJSON {
 	r := o.Report
 	out := obsoleteJSON{
-		Image: o.Image, URL: Redact(r.URL), Pin: r.Pin, PinCommit: r.PinCommit,
+		Image: o.Image, Unit: o.Unit, URL: Redact(r.URL), Pin: r.Pin, PinCommit: r.PinCommit,
 		Refs: []string{}, RefsInfo: r.Refs, OK: !r.Findings(), Patches: []obsoletePatch{},
 	}
 	if out.RefsInfo == nil {

@@ -10,7 +10,6 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -43,6 +42,8 @@ type Spec struct {
 	Name string `yaml:"-"`
 	// File is the spec's path relative to the repository root, for messages.
 	File string `yaml:"-"`
+	// Dir is the unit's directory relative to the repository root.
+	Dir string `yaml:"-"`
 
 	Upstream Upstream `yaml:"upstream"`
 	// Patches is the patch directory, relative to the repository root:
@@ -80,6 +81,11 @@ type Upstream struct {
 	Ref      string   `yaml:"ref"`
 	Releases string   `yaml:"releases"`
 	Branches []string `yaml:"branches"`
+
+	// URLFrom and RefFrom are set when url or ref is a Source (a mapping)
+	// rather than a value; URL and Ref then hold the value read from it.
+	URLFrom *Source `yaml:"-"`
+	RefFrom *Source `yaml:"-"`
 }
 
 // Test is the regression gate.
@@ -108,7 +114,22 @@ type Build struct {
 	Base string `yaml:"base"`
 	// Files are what the native builder adds on top of Base, in one layer.
 	Files []File `yaml:"files"`
+	// Context is the build context of the buildah and docker builders:
+	// "tree" (the default), the patched tree, or "unit", the unit's
+	// directory, for a Dockerfile that fetches the upstream and applies
+	// the series itself. patchkit still applies and gates its own tree.
+	Context string `yaml:"context"`
+	// Target is the Dockerfile stage to build (--target), "" for the last.
+	Target string `yaml:"target"`
+	// Args are build arguments (--build-arg NAME=value).
+	Args map[string]string `yaml:"args"`
 }
+
+// Build contexts.
+const (
+	ContextTree = "tree"
+	ContextUnit = "unit"
+)
 
 // File is one file the native builder copies from the patched tree into the image.
 type File struct {
@@ -169,9 +190,11 @@ var allowed = map[string][]string{
 	"":               {"upstream", "patches", "test", "build", "image", "stamp"},
 	"upstream":       {"url", "ref", "releases", "branches"},
 	"patches":        {"dir", "strip", "directory", "recount"},
+	"upstream.url":   sourceKeys,
+	"upstream.ref":   sourceKeys,
 	"test":           {"inject", "package", "run"},
 	"test.inject.[]": {"from", "to"},
-	"build":          {"builder", "dockerfile", "base", "files"},
+	"build":          {"builder", "dockerfile", "base", "files", "context", "target", "args"},
 	"build.files.[]": {"from", "to", "mode", "capabilities"},
 	"image":          {"repository", "tag"},
 	"stamp.[]":       {"file", "kind", "key", "format", "value"},
@@ -184,53 +207,59 @@ var (
 	nameRE       = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
 )
 
-// Path returns the spec path of image name, relative to the root.
+// Path returns the spec path of image name in images/, relative to the root.
 func Path(name string) string { return path.Join(ImagesDir, name, FileName) }
 
-// List returns the names of every image unit under root/images that has a
-// patchkit.yaml, sorted.
+// List returns an IMAGE argument for every image unit under root (see
+// Discover and Args): the unit's name, or its directory when another unit
+// has the same name. Sorted.
 func List(root string) ([]string, error) {
-	entries, err := os.ReadDir(filepath.Join(root, ImagesDir))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
+	units, err := Discover(root)
 	if err != nil {
-		return nil, fmt.Errorf("listing images: %w", err)
+		return nil, err
 	}
-	var names []string
-	for _, e := range entries {
-		if !e.IsDir() {
-			continue
-		}
-		if _, err := os.Stat(filepath.Join(root, ImagesDir, e.Name(), FileName)); err == nil {
-			names = append(names, e.Name())
-		}
-	}
-	sort.Strings(names)
-	return names, nil
+	return Args(units), nil
 }
 
-// Load reads and validates images/<name>/patchkit.yaml under root.
-func Load(root, name string) (*Spec, error) {
-	file := Path(name)
-	if !nameRE.MatchString(name) {
-		return nil, &diag.InputError{File: file, Msg: fmt.Sprintf("image name %q is not a valid image unit name", name)}
+// Load reads and validates the spec of the image unit arg names under root:
+// a unit directory or a unique unit name (see Find).
+func Load(root, arg string) (*Spec, error) {
+	u, err := Find(root, arg)
+	if err != nil {
+		return nil, err
 	}
+	return LoadUnit(root, u)
+}
+
+// LoadUnit reads and validates the spec of unit u under root.
+func LoadUnit(root string, u Unit) (*Spec, error) {
+	file := u.File()
 	f, err := os.Open(filepath.Join(root, filepath.FromSlash(file)))
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, &diag.InputError{File: file, Msg: fmt.Sprintf("no image %q (no %s)", name, file)}
+			return nil, &diag.InputError{File: file, Msg: fmt.Sprintf("no image %q (no %s)", u.Name, file)}
 		}
 		return nil, &diag.InputError{File: file, Msg: "reading spec", Err: err}
 	}
 	defer f.Close()
-	return LoadReader(f, root, name)
+	return loadReader(f, root, u)
 }
 
 // LoadReader decodes a spec strictly from r and validates it. root is the
-// repository root that relative paths must stay inside; name is the image name.
+// repository root that relative paths must stay inside; name is the image
+// name, whose unit is images/<name>.
 func LoadReader(r io.Reader, root, name string) (*Spec, error) {
-	file := Path(name)
+	return loadReader(r, root, Unit{Name: name, Dir: path.Join(ImagesDir, name)})
+}
+
+// LoadUnitReader decodes and validates the spec of unit u from r, as if it
+// were u's patchkit.yaml: `patchkit init` checks a spec before writing it.
+func LoadUnitReader(r io.Reader, root string, u Unit) (*Spec, error) {
+	return loadReader(r, root, u)
+}
+
+func loadReader(r io.Reader, root string, u Unit) (*Spec, error) {
+	file := u.File()
 	data, err := io.ReadAll(io.LimitReader(r, 1<<20+1))
 	if err != nil {
 		return nil, &diag.InputError{File: file, Msg: "reading spec", Err: err}
@@ -249,11 +278,14 @@ func LoadReader(r io.Reader, root, name string) (*Spec, error) {
 	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
 		return nil, &diag.InputError{File: file, Line: doc.Line, Msg: "spec must be a mapping"}
 	}
-	s := &Spec{Name: name, File: file, lines: map[string]int{}}
+	s := &Spec{Name: u.Name, File: file, Dir: u.Dir, lines: map[string]int{}}
 	if err := checkKeys(file, doc.Content[0], "", "", s.lines); err != nil {
 		return nil, err
 	}
 	if err := s.decodePatches(doc.Content[0]); err != nil {
+		return nil, err
+	}
+	if err := s.takeSources(doc.Content[0]); err != nil {
 		return nil, err
 	}
 	if err := doc.Content[0].Decode(s); err != nil {
@@ -341,7 +373,32 @@ func (s *Spec) errf(key, format string, args ...any) error {
 	return &diag.InputError{File: s.File, Line: line, Key: key, Msg: fmt.Sprintf(format, args...)}
 }
 
+// resolvePaths makes every repository path of the spec relative to the root
+// (see Rel).
+func (s *Spec) resolvePaths() {
+	s.Patches = s.Rel(s.Patches)
+	if s.Series.Dir != "" {
+		s.Series.Dir = s.Patches
+	}
+	if s.Test != nil {
+		for i := range s.Test.Inject {
+			s.Test.Inject[i].From = s.Rel(s.Test.Inject[i].From)
+		}
+	}
+	s.Build.Dockerfile = s.Rel(s.Build.Dockerfile)
+	if dir, ok := strings.CutPrefix(s.Build.Base, "oci:"); ok && dir != "" {
+		s.Build.Base = "oci:" + s.Rel(dir)
+	}
+	for i := range s.Stamp {
+		s.Stamp[i].File = s.Rel(s.Stamp[i].File)
+	}
+}
+
 func (s *Spec) validate(root string) error {
+	s.resolvePaths()
+	if err := s.resolveSources(root); err != nil {
+		return err
+	}
 	if s.Upstream.URL == "" {
 		return s.errf("upstream.url", "required")
 	}
@@ -366,9 +423,9 @@ func (s *Spec) validate(root string) error {
 	}
 	if s.Patches == "" {
 		if s.lines["patches.dir"] == 0 && s.lines["patches.strip"]+s.lines["patches.directory"]+s.lines["patches.recount"] > 0 {
-			return s.errf("patches.dir", "required: the patch directory, relative to the repository root")
+			return s.errf("patches.dir", "required: the patch directory, relative to the repository root (or ./ relative to the spec)")
 		}
-		return s.errf("patches", "required: the patch directory, relative to the repository root")
+		return s.errf("patches", "required: the patch directory, relative to the repository root (or ./ relative to the spec)")
 	}
 	if err := s.validateSeries(); err != nil {
 		return err
@@ -416,6 +473,9 @@ func (s *Spec) validate(root string) error {
 		if err := inRepo(root, s.Build.Dockerfile); err != nil {
 			return s.errf("build.dockerfile", "%v", err)
 		}
+	}
+	if err := s.validateContext(); err != nil {
+		return err
 	}
 	if err := s.validateNative(root); err != nil {
 		return err
@@ -494,6 +554,41 @@ func (s *Spec) validateStamps(root string) error {
 		}
 	}
 	return nil
+}
+
+// validateContext checks build.context, build.target and build.args.
+func (s *Spec) validateContext() error {
+	b := &s.Build
+	switch b.Context {
+	case "":
+		b.Context = ContextTree
+	case ContextTree, ContextUnit:
+	default:
+		return s.errf("build.context", "%q is not tree (the patched tree) or unit (the unit's directory)", b.Context)
+	}
+	if b.Context == ContextUnit && b.Builder == "native" {
+		return s.errf("build.context", "unit needs a Dockerfile builder (buildah, docker), not native")
+	}
+	if b.Target != "" && !nameRE.MatchString(strings.ToLower(b.Target)) {
+		return s.errf("build.target", "%q is not a stage name", b.Target)
+	}
+	for k := range b.Args {
+		if !argRE.MatchString(k) {
+			return s.errf("build.args", "%q is not a build argument name", k)
+		}
+	}
+	return nil
+}
+
+var argRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// ContextDir is the build context relative to the root when build.context
+// is unit, and "" when the context is the patched tree.
+func (s *Spec) ContextDir() string {
+	if s.Build.Context == ContextUnit {
+		return s.Dir
+	}
+	return ""
 }
 
 // validateNative checks build.base and build.files.
@@ -588,6 +683,9 @@ func (s *Spec) CheckBuild(builder string) error {
 	}
 	return nil
 }
+
+// IsCommitID reports whether ref is a full 40-character commit id.
+func IsCommitID(ref string) bool { return fullCommit.MatchString(ref) }
 
 func isHex(s string) bool {
 	for _, c := range s {

@@ -70,7 +70,7 @@ func (c *Cache) refresh(ctx context.Context, branches []string, commits []plumbi
 
 // advertise asks the upstream for its refs, capabilities and shallow commits.
 func (c *Cache) advertise(ctx context.Context) (*packp.AdvRefs, error) {
-	ep, err := transport.NewEndpoint(c.url)
+	ep, err := transport.NewEndpoint(c.fetchURL)
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +143,7 @@ func (c *Cache) fetchInto(ctx context.Context, s *store, extra []string, commits
 		}
 	}
 	if !upToDate(s, want) {
-		remote := git.NewRemote(s.st, &config.RemoteConfig{Name: "origin", URLs: []string{c.url}})
+		remote := git.NewRemote(s.st, &config.RemoteConfig{Name: "origin", URLs: []string{c.fetchURL}})
 		var progress io.Writer
 		if c.opts.progress != io.Discard {
 			progress = c.opts.progress

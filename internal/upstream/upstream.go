@@ -75,6 +75,7 @@ func WithBranches(branches ...string) Option {
 // processes, coordinate through a lock file.
 type Cache struct {
 	url      string // as given; may hold credentials, never printed
+	fetchURL string // url through git's insteadOf settings (MirrorURL): where fetches go
 	redacted string
 	dir      string
 	key      string
@@ -118,7 +119,7 @@ func Open(ctx context.Context, dir, url string, opts ...Option) (*Cache, error) 
 	if err := os.MkdirAll(abs, 0o755); err != nil {
 		return nil, fmt.Errorf("opening cache of %s: creating the cache directory: %w", red, err)
 	}
-	c := &Cache{url: url, redacted: red, dir: abs, key: cacheKey(url), opts: o}
+	c := &Cache{url: url, fetchURL: MirrorURL(url), redacted: red, dir: abs, key: cacheKey(url), opts: o}
 	if err := c.open(ctx); err != nil {
 		return nil, c.errorf("opening cache of %s: %w", red, err)
 	}
@@ -189,7 +190,7 @@ func (c *Cache) oldPrefix() string       { return c.key + ".git.old-" }
 
 // errorf formats an error and removes the URL's credentials from its message.
 func (c *Cache) errorf(format string, args ...any) error {
-	return scrub(c.url, fmt.Errorf(format, args...))
+	return scrub(c.fetchURL, scrub(c.url, fmt.Errorf(format, args...)))
 }
 
 // withStore runs fn on the open store, serialized with other users.

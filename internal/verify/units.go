@@ -22,10 +22,16 @@ const CheckUnit = "unit"
 // warning on each image: nothing lists what CI builds.
 func Units(root string, images []string, all bool) (map[string]Check, []Result, error) {
 	checks := make(map[string]Check, len(images))
+	specFile := func(name string) string {
+		if u, err := spec.Find(root, name); err == nil {
+			return u.File()
+		}
+		return spec.Path(name)
+	}
 	makefile := filepath.Join(root, "Makefile")
 	if _, err := os.Stat(makefile); errors.Is(err, os.ErrNotExist) {
 		for _, name := range images {
-			checks[name] = Check{Patch: spec.Path(name), Check: CheckUnit, Status: StatusWarn,
+			checks[name] = Check{Patch: specFile(name), Check: CheckUnit, Status: StatusWarn,
 				Message: "no Makefile: nothing lists this image as a unit that CI builds"}
 		}
 		return checks, nil, nil
@@ -40,12 +46,12 @@ func Units(root string, images []string, all bool) (map[string]Check, []Result, 
 	}
 	for _, name := range images {
 		if u, ok := byName[name]; ok {
-			checks[name] = Check{Patch: spec.Path(name), Check: CheckUnit, Status: StatusPass,
+			checks[name] = Check{Patch: specFile(name), Check: CheckUnit, Status: StatusPass,
 				Message: fmt.Sprintf("built by the Makefile's build: target (Makefile:%d)", u.Line)}
 			continue
 		}
-		checks[name] = Check{Patch: spec.Path(name), Check: CheckUnit, Status: StatusFail, Line: 1,
-			Message: fmt.Sprintf("%s has a spec, but the Makefile's build: target never builds it, so its stamped digest would silently freeze: add `$(MAKE) image IMAGE=%s` to build:", spec.Path(name), name)}
+		checks[name] = Check{Patch: specFile(name), Check: CheckUnit, Status: StatusFail, Line: 1,
+			Message: fmt.Sprintf("%s has a spec, but the Makefile's build: target never builds it, so its stamped digest would silently freeze: add `$(MAKE) image IMAGE=%s` to build:", specFile(name), name)}
 	}
 	var orphans []Result
 	if all {

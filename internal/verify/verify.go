@@ -26,7 +26,7 @@ const (
 )
 
 // Checks lists the check names in report order.
-var Checks = []string{CheckApply, CheckWhitespace, CheckHeader, CheckBackport, CheckAppliedUpstream, CheckTest, CheckUnit}
+var Checks = []string{CheckApply, CheckWhitespace, CheckHeader, CheckBackport, CheckAppliedUpstream, CheckTest, CheckUnit, CheckPin, CheckDockerfile}
 
 // The statuses of a check.
 const (
@@ -59,6 +59,10 @@ type Check struct {
 // Result is the verdict on one image.
 type Result struct {
 	Image string `json:"image"`
+	// Unit is the image unit's directory relative to the root.
+	Unit string `json:"unit,omitempty"`
+	// Pin is the resolved upstream.ref.
+	Pin string `json:"pin,omitempty"`
 	// OK is true when no check failed.
 	OK     bool    `json:"ok"`
 	Checks []Check `json:"checks"`
@@ -127,7 +131,7 @@ func Image(ctx context.Context, env pipeline.Env, name string, opts ...Option) (
 	if err := v.run(ctx); err != nil {
 		return nil, err
 	}
-	res := &Result{Image: name, Checks: v.flatten()}
+	res := &Result{Image: name, Unit: s.Dir, Pin: s.Upstream.Ref, Checks: append(v.flatten(), DockerfileChecks(env.Root, s)...)}
 	res.OK = !res.Failed()
 	return res, nil
 }

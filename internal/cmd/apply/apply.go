@@ -104,6 +104,7 @@ func applyImage(ctx context.Context, env pipeline.Env, opts *Options) (report.Ap
 	}
 	out := report.Apply{
 		Image:    opts.Image,
+		Unit:     im.Spec.Dir,
 		Upstream: report.UpstreamRef{URL: im.URL, Ref: im.Ref, Commit: im.Commit},
 		OK:       res.OK,
 		Patches:  res.Patches,

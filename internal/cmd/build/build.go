@@ -345,6 +345,12 @@ func request(root string, s *spec.Spec, im *pipeline.Image, ctxDir string, creat
 	}
 	ann := prov.Annotations()
 	req := image.Request{ContextDir: ctxDir, Created: created, Annotations: ann, Labels: ann, Base: s.Build.Base}
+	// build.context unit: the Dockerfile fetches and patches the upstream
+	// itself, from the unit's directory; patchkit gated its own tree.
+	if dir := s.ContextDir(); dir != "" {
+		req.ContextDir = filepath.Join(root, filepath.FromSlash(dir))
+	}
+	req.Target, req.BuildArgs = s.Build.Target, s.Build.Args
 	if s.Build.Dockerfile != "" {
 		req.Dockerfile = filepath.Join(root, filepath.FromSlash(s.Build.Dockerfile))
 	}

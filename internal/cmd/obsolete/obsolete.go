@@ -131,7 +131,7 @@ func checkImage(ctx context.Context, env pipeline.Env, name string, opts *Option
 	if err != nil {
 		return report.Obsolete{}, im.Cache.AsFault(err)
 	}
-	out := report.Obsolete{Image: name, Report: rep, Write: opts.Write}
+	out := report.Obsolete{Image: name, Unit: im.Spec.Dir, Report: rep, Write: opts.Write}
 	if opts.Write {
 		if out.Written, err = obsoletestage.WriteHeaders(env.Root, rep); err != nil {
 			return report.Obsolete{}, err

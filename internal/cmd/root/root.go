@@ -8,6 +8,7 @@ import (
 	"github.com/patchkit/patchkit/internal/cmd/backport"
 	"github.com/patchkit/patchkit/internal/cmd/build"
 	"github.com/patchkit/patchkit/internal/cmd/gate"
+	initcmd "github.com/patchkit/patchkit/internal/cmd/init"
 	"github.com/patchkit/patchkit/internal/cmd/matrix"
 	"github.com/patchkit/patchkit/internal/cmd/obsolete"
 	"github.com/patchkit/patchkit/internal/cmd/stamp"
@@ -52,5 +53,6 @@ Exit codes: 0 all good; 1 findings; 2 bad invocation or bad input.`,
 	cmd.AddCommand(gate.NewCmdGate(f, nil))
 	cmd.AddCommand(build.NewCmdBuild(f, nil))
 	cmd.AddCommand(stamp.NewCmdStamp(f, nil))
+	cmd.AddCommand(initcmd.NewCmdInit(f, nil))
 	return cmd
 }

@@ -1,0 +1,126 @@
+package spec
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/patchkit/patchkit/internal/diag"
+)
+
+// SkipDirs are the directories discovery never walks into.
+var SkipDirs = []string{".git", "_output", "vendor", "node_modules"}
+
+// Unit is an image unit: a directory holding a patchkit.yaml.
+type Unit struct {
+	// Name is the directory's base name, the image's name.
+	Name string
+	// Dir is the directory relative to the repository root, slash-separated.
+	Dir string
+}
+
+// File is the unit's spec path relative to the root.
+func (u Unit) File() string { return path.Join(u.Dir, FileName) }
+
+// Discover returns every image unit under root, sorted by directory: each
+// directory holding a patchkit.yaml, skipping SkipDirs and symlinks.
+func Discover(root string) ([]Unit, error) {
+	var units []Unit
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == root {
+				return err
+			}
+			return nil // an unreadable directory holds no unit we can load
+		}
+		if d.IsDir() {
+			if p != root && contains(SkipDirs, d.Name()) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.Name() != FileName || !d.Type().IsRegular() {
+			return nil
+		}
+		rel, err := filepath.Rel(root, filepath.Dir(p))
+		if err != nil || rel == "." {
+			return nil // a spec at the root is no unit: it has no name
+		}
+		rel = filepath.ToSlash(rel)
+		units = append(units, Unit{Name: path.Base(rel), Dir: rel})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("finding image units: %w", err)
+	}
+	sort.Slice(units, func(i, j int) bool { return units[i].Dir < units[j].Dir })
+	return units, nil
+}
+
+// Find resolves an IMAGE argument: a unit's directory relative to the root
+// (images/kubeovn, packages/system/kubeovn/images/kubeovn), or a unit's name
+// when exactly one unit has it. An unknown or ambiguous argument is bad
+// input; an ambiguous name's error lists the paths to use instead.
+func Find(root, arg string) (Unit, error) {
+	clean := path.Clean(strings.TrimPrefix(filepath.ToSlash(arg), "./"))
+	if arg == "" || path.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, "../") {
+		return Unit{}, &diag.InputError{File: arg, Msg: fmt.Sprintf("image %q is not a unit directory inside the repository or a unit name", arg)}
+	}
+	if strings.Contains(clean, "/") {
+		if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(clean), FileName)); err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				return Unit{}, &diag.InputError{File: path.Join(clean, FileName), Msg: fmt.Sprintf("no image %q (no %s)", arg, path.Join(clean, FileName))}
+			}
+			return Unit{}, &diag.InputError{File: path.Join(clean, FileName), Msg: "reading spec", Err: err}
+		}
+		return Unit{Name: path.Base(clean), Dir: clean}, nil
+	}
+	if !nameRE.MatchString(clean) {
+		return Unit{}, &diag.InputError{File: Path(clean), Msg: fmt.Sprintf("image name %q is not a valid image unit name", arg)}
+	}
+	units, err := Discover(root)
+	if err != nil {
+		return Unit{}, err
+	}
+	var found []Unit
+	for _, u := range units {
+		if u.Name == clean {
+			found = append(found, u)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return Unit{}, &diag.InputError{File: Path(clean), Msg: fmt.Sprintf("no image %q (no %s, and no unit named %s)", arg, Path(clean), clean)}
+	case 1:
+		return found[0], nil
+	}
+	dirs := make([]string, len(found))
+	for i, u := range found {
+		dirs[i] = u.Dir
+	}
+	return Unit{}, &diag.InputError{File: clean, Msg: fmt.Sprintf("image name %q is ambiguous: name one of %s", arg, strings.Join(dirs, ", "))}
+}
+
+// Args returns an IMAGE argument for each unit: its name when no other unit
+// has it, else its directory. Sorted.
+func Args(units []Unit) []string {
+	count := map[string]int{}
+	for _, u := range units {
+		count[u.Name]++
+	}
+	out := make([]string, 0, len(units))
+	for _, u := range units {
+		if count[u.Name] == 1 {
+			out = append(out, u.Name)
+		} else {
+			out = append(out, u.Dir)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

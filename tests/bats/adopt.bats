@@ -1,0 +1,96 @@
+#!/usr/bin/env bats
+# patchkit init, then apply --check, obsolete-check and verify on every unit
+# of a generated cozystack-shaped monorepo, fetching through a git
+# url.<base>.insteadOf mirror (GIT_CONFIG_GLOBAL), with no --upstream-url.
+
+setup() {
+  load helpers
+  ROOT=$BATS_TEST_TMPDIR/repo
+  MIRROR=$BATS_TEST_TMPDIR/mirror
+  CACHE=$BATS_TEST_TMPDIR/cache
+  sh "$REPO_ROOT/internal/adopt/testdata/mkmonorepo.sh" "$ROOT" "$MIRROR"
+  printf '[url "file://%s/"]\n\tinsteadOf = https://github.com/\n' "$MIRROR" >"$BATS_TEST_TMPDIR/gitconfig"
+  export GIT_CONFIG_GLOBAL=$BATS_TEST_TMPDIR/gitconfig
+}
+
+pkm() {
+  "$PATCHKIT" --root "$ROOT" --cache-dir "$CACHE" "$@"
+}
+
+UNITS="kubeovn piraeus-server linstor-csi kilo kamaji"
+
+@test "init writes a spec for every readable unit and lists the unreadable one, exit 1" {
+  run pkm init
+  assert_failure 1
+  for u in $UNITS; do
+    assert_output --regexp "wrote packages/[a-z]+/[a-z]+/images/$u/patchkit.yaml"
+  done
+  assert_output --partial "cloud-provider/Dockerfile: could not read"
+  assert_output --partial 'whose Makefile variable CP_VERSION is computed by $(shell ...)'
+  assert_output --partial "1 of 6 units could not be read"
+  [ ! -e "$ROOT/packages/apps/kubernetes/images/cloud-provider/patchkit.yaml" ]
+  run grep -c 'makefile-var: LINSTOR_VERSION' "$ROOT/packages/system/linstor/images/piraeus-server/patchkit.yaml"
+  assert_output 1
+}
+
+@test "init -o json: an array of dir, spec, upstream url and resolved ref, patches" {
+  run pkm init -o json
+  assert_failure 1
+  run json_get 'j.filter(u => u.status == "written").map(u => u.dir.split("/").pop() + "=" + u.upstream.ref + "@" + (u.spec == u.dir + "/patchkit.yaml") + (u.patches == u.dir + "/patches")).sort().join(" ")' <<<"$output"
+  assert_output --regexp '^kamaji=26.3.6-edge@truetrue kilo=[0-9a-f]{40}@truetrue kubeovn=v1.15.10@truetrue linstor-csi=v1.11.2@truetrue piraeus-server=v1.33.3@truetrue$'
+}
+
+@test "after init, apply --check, obsolete-check and verify run on every unit through the mirror" {
+  run pkm init
+  assert_failure 1
+  for u in $UNITS; do
+    run pkm apply --check "$u"
+    assert_success
+    assert_output --partial ": ok"
+  done
+  run pkm obsolete-check -o json
+  assert_failure 1 # kubeovn's retries patch is in v1.15.11
+  run json_get 'j.map(o => o.image + ":" + o.patches.filter(p => p.obsoletedBy).map(p => p.obsoletedBy).join(",")).sort().join(" ")' <<<"$output"
+  assert_output "kamaji: kilo: kubeovn:v1.15.11 linstor-csi: piraeus-server:"
+  run pkm verify
+  assert_success
+  assert_output --partial "pass pin              v1.33.3 (read from packages/system/linstor/Makefile:6)"
+  assert_output --partial "warn dockerfile"
+  assert_output --partial "uses --recount"
+  # the cache is keyed by the spec's URL, never the mirror's
+  run ls "$CACHE"
+  assert_output --partial "github.com"
+  refute_output --partial "mirror"
+}
+
+@test "a pin edited in the Makefile is what every command uses" {
+  pkm init || true
+  git -C "$MIRROR/LINBIT/linstor-server.git" tag v1.34.0
+  sed -i 's/^LINSTOR_VERSION ?= .*/LINSTOR_VERSION ?= 1.34.0/' "$ROOT/packages/system/linstor/Makefile"
+  run pkm apply --check piraeus-server -o json
+  assert_success
+  run json_get 'j.upstream.ref + " " + j.unit' <<<"$output"
+  assert_output "v1.34.0 packages/system/linstor/images/piraeus-server"
+}
+
+@test "a copied pin that disagrees with the Dockerfile fails verify's pin check" {
+  pkm init || true
+  spec=$ROOT/packages/system/kubeovn/images/kubeovn/patchkit.yaml
+  sed -i '/^  ref:$/,/^    #/d' "$spec"
+  sed -i 's|^  url: \(.*\)|  url: \1\n  ref: v1.15.11|' "$spec"
+  run pkm verify kubeovn
+  assert_failure 1
+  assert_output --partial "FAIL pin"
+  assert_output --partial "the spec pins v1.15.11 (copied into the spec), but packages/system/kubeovn/images/kubeovn/Dockerfile builds v1.15.10"
+}
+
+@test "an ambiguous image name is bad input listing the paths, exit 2" {
+  pkm init || true
+  mkdir -p "$ROOT/packages/extra/images/kilo"
+  cp "$ROOT/packages/system/kilo/images/kilo/patchkit.yaml" "$ROOT/packages/extra/images/kilo/"
+  run pkm apply --check kilo
+  assert_failure 2
+  assert_output --partial "name one of packages/extra/images/kilo, packages/system/kilo/images/kilo"
+  run pkm apply --check packages/system/kilo/images/kilo
+  assert_success
+}
