@@ -8,16 +8,21 @@
 //
 //  1. present: it reverse-applies cleanly;
 //  2. applies: it applies (and is applied for the next patches);
-//  3. present: an upstream commit reachable from the ref and not from the pin
-//     has its patch-id (git patch-id --stable);
-//  4. partial: tested hunk by hunk, some reverse-apply and the others apply
-//     (those are applied for the next patches); when every hunk reverse-applies
-//     on its own, present;
-//  5. superseded: at least two thirds (SupersededShare) of its significant
-//     added lines are in the ref's version of its files; significant lines
-//     are non-blank and not already in the file at the pin, compared with
-//     surrounding whitespace trimmed;
-//  6. conflict, with the first failing hunk.
+//  3. hunk by hunk, each hunk is there (it reverse-applies, or its lines are
+//     there in its own context, see carried.go), applies, or conflicts:
+//     every hunk there is present (with a commit that has the patch's
+//     patch-id (git patch-id --stable), or when every hunk reverse-applies),
+//     else present or superseded as the patch did or did not reverse-apply
+//     at the commit after which every hunk is there; some hunks there is
+//     partial (the applying ones are applied for the next patches);
+//  4. superseded: no hunk is there, but at least two thirds
+//     (SupersededShare) of its significant changed lines are upstream
+//     (added lines there, removed lines gone; see LineMatch);
+//  5. conflict, with the first failing hunk.
+//
+// A verdict that rests on lines holds only when the range has the commit
+// that landed them, reachable from the ref; a change upstream reverted is
+// no longer there by its lines, so it is needed again.
 //
 // The tree decides before the patch-id, so that a change reverted after a
 // release applies again even though the commit that brought it is still in
@@ -25,8 +30,8 @@
 //
 // For present and superseded, the result names the upstream commit that
 // carries the change: the patch-id commit, else the commit of the range,
-// oldest first among those touching the patch's files, after which the patch
-// reverse-applies (or its added lines are there) for good.
+// oldest first among those touching the patch's files, after which the
+// change is there for good.
 //
 // The patch-ids of the upstream commits are computed once per run, from one
 // `git log -p` of the range limited to the series' paths (a commit with the

@@ -35,7 +35,7 @@ type checker struct {
 	objects storer.EncodedObjectStorer
 	patches []*series.Patch
 	h       *history
-	pin     *upstream.Snapshot
+	pin     tree.Source // the upstream tree at the pin
 
 	// touched are the paths the series names (and their -p1 variants);
 	// parents are their leading directories. Both sorted.
@@ -43,11 +43,11 @@ type checker struct {
 	// patchPaths are the paths of each patch, with variants.
 	patchPaths []map[string]bool
 
-	memo     map[string][]verdict
-	units    map[int][]unit
-	added    map[int][]addedFile
-	pinLines map[string]map[string]bool
-	pred     map[predKey]bool
+	memo    map[string][]verdict
+	units   map[int][]unit
+	changed map[int][]changedFile
+	pinText map[string]*lines
+	pred    map[predKey]bool
 }
 
 // verdict is what the trees say about one patch at one ref; the commit
@@ -61,18 +61,6 @@ type verdict struct {
 	conflict *apply.Problem
 }
 
-// addedFile is a file diff's significant added lines: trimmed, non-blank,
-// and not in the file at the pin.
-type addedFile struct {
-	names []string // where to read the file: its name and -p1 variant
-	lines []string
-}
-
-type predKey struct {
-	patch, commit int
-	kind          string
-}
-
 var noWS = apply.WithoutWhitespaceCheck()
 
 func newChecker(ctx context.Context, g gitRunner, in Input, refs []Ref, h *history) (*checker, error) {
@@ -81,16 +69,16 @@ func newChecker(ctx context.Context, g gitRunner, in Input, refs []Ref, h *histo
 		return nil, err
 	}
 	c := &checker{
-		cache:    in.Cache,
-		objects:  in.Cache.Repo().Storer,
-		patches:  in.Patches,
-		h:        h,
-		pin:      pin,
-		memo:     map[string][]verdict{},
-		units:    map[int][]unit{},
-		added:    map[int][]addedFile{},
-		pinLines: map[string]map[string]bool{},
-		pred:     map[predKey]bool{},
+		cache:   in.Cache,
+		objects: in.Cache.Repo().Storer,
+		patches: in.Patches,
+		h:       h,
+		pin:     pin,
+		memo:    map[string][]verdict{},
+		units:   map[int][]unit{},
+		changed: map[int][]changedFile{},
+		pinText: map[string]*lines{},
+		pred:    map[predKey]bool{},
 	}
 	touched := map[string]bool{}
 	for _, p := range in.Patches {
@@ -244,9 +232,13 @@ func (c *checker) evaluate(snap *upstream.Snapshot, hits []*commit) ([]verdict, 
 }
 
 // verdict decides one patch on state, in this order: reverse-applies
-// (present); applies (applied to state); a patch-id commit (present); hunk by
-// hunk (partial, the applying hunks applied to state); added lines upstream
-// (superseded); else conflict.
+// (present); applies (applied to state); hunk by hunk, each hunk present
+// (reverse-applies, or its lines are there), applying or in conflict: every
+// hunk present is present (with a patch-id commit, or every hunk
+// reverse-applying) or carried (the commit that landed it decides present or
+// superseded, see result), some present is partial (the applying hunks
+// applied to state); then the share of changed lines upstream (superseded);
+// else conflict.
 func (c *checker) verdict(state *apply.Applier, snap tree.Source, i int, patchID bool) (verdict, error) {
 	p := c.patches[i]
 	rev := apply.New(state, apply.WithReverse(), noWS).Apply(p)
@@ -263,35 +255,57 @@ func (c *checker) verdict(state *apply.Applier, snap tree.Source, i int, patchID
 	if fwd.Status == apply.StatusApplied {
 		return verdict{status: StatusApplies, via: ViaApply, offsets: fwd.Hunks}, nil
 	}
-	if patchID {
-		return verdict{status: StatusPresent, via: ViaPatchID}, nil
-	}
 	hunks, kind, offsets, err := c.byHunks(state, i)
 	if err != nil {
 		return verdict{}, err
 	}
-	switch kind {
-	case StatusPartial:
-		return verdict{status: StatusPartial, via: ViaHunks, hunks: hunks, offsets: offsets}, nil
-	case StatusPresent:
-		return verdict{status: StatusPresent, via: ViaHunks, hunks: hunks}, nil
-	}
-	lm, err := c.addedLines(i, snap)
-	if err != nil {
-		return verdict{}, err
-	}
-	if supersedes(lm) {
-		return verdict{status: StatusSuperseded, via: ViaAddedLines, hunks: hunks, lines: &lm}, nil
-	}
-	v := verdict{status: StatusConflict, via: ViaApply, hunks: hunks}
-	if lm.Present > 0 {
-		v.lines = &lm
-	}
+	v := verdict{hunks: hunks, offsets: offsets}
 	if len(fwd.Errors) > 0 {
 		pr := fwd.Errors[0]
 		v.conflict = &pr
 	}
+	switch kind {
+	case StatusPresent:
+		v.status, v.offsets = StatusPresent, nil
+		switch {
+		case patchID:
+			v.via = ViaPatchID
+		case countHunks(hunks, StatusPresent, ViaLines) == 0:
+			v.via = ViaHunks
+		default:
+			// present or superseded: the commit that landed it decides.
+			v.via = ViaCarried
+		}
+		return v, nil
+	case StatusPartial:
+		v.status, v.via = StatusPartial, ViaHunks
+		return v, nil
+	}
+	v.offsets = nil
+	lm, err := c.lineShare(i, snap)
+	if err != nil {
+		return verdict{}, err
+	}
+	if supersedes(lm) {
+		v.status, v.via, v.lines = StatusSuperseded, ViaAddedLines, &lm
+		return v, nil
+	}
+	v.status, v.via = StatusConflict, ViaApply
+	if lm.Present > 0 {
+		v.lines = &lm
+	}
 	return v, nil
+}
+
+// countHunks counts the hunks with status and, when via is not "", via.
+func countHunks(hs []Hunk, status, via string) int {
+	n := 0
+	for _, h := range hs {
+		if h.Status == status && (via == "" || h.Via == via) {
+			n++
+		}
+	}
+	return n
 }
 
 // supersedes applies the SupersededShare threshold.
@@ -313,35 +327,47 @@ func fatal(r apply.PatchResult) error {
 	return nil
 }
 
-// byHunks tests each unit of patch i on its own, in order, on a scratch state
-// over state: present if it reverse-applies, else applied if it applies. When
-// some are present and the rest apply, the patch is partial and its applying
-// units are applied to state too; when all are present, it is present.
-func (c *checker) byHunks(state *apply.Applier, i int) ([]Hunk, string, []apply.HunkResult, error) {
+// unitsOf returns patch i's units, memoized; nil when it cannot be split.
+func (c *checker) unitsOf(i int) []unit {
 	us, ok := c.units[i]
 	if !ok {
 		us = splitUnits(c.patches[i])
 		c.units[i] = us
 	}
+	return us
+}
+
+// byHunks tests each unit of patch i on its own, in order, on a scratch state
+// over state: present if it reverse-applies or its lines are there (see
+// carried.go), else applied if it applies, else in conflict. When every unit
+// is present, the patch is present; when some are and the others are not,
+// it is partial, and its applying units are applied to state too.
+func (c *checker) byHunks(state *apply.Applier, i int) ([]Hunk, string, []apply.HunkResult, error) {
+	us := c.unitsOf(i)
 	if us == nil {
 		return nil, "", nil, nil
 	}
 	scratch := apply.New(state, noWS)
 	hunks := make([]Hunk, 0, len(us))
 	var applying []int
-	present, failed := 0, false
+	present := 0
 	for k, u := range us {
 		h := Hunk{Path: u.path, Hunk: u.hunk, Line: u.line}
-		r := apply.New(scratch, apply.WithReverse(), noWS).Apply(u.patch)
-		if r.Err != nil {
-			return nil, "", nil, r.Err
+		via, err := c.unitThere(u, scratch)
+		if err != nil {
+			return nil, "", nil, err
 		}
-		if r.Status == apply.StatusApplied {
-			h.Status = StatusPresent
+		if via != "" {
+			h.Status, h.Via = StatusPresent, via
 			present++
-		} else if f := scratch.Apply(u.patch); f.Err != nil {
+			hunks = append(hunks, h)
+			continue
+		}
+		f := scratch.Apply(u.patch)
+		if f.Err != nil {
 			return nil, "", nil, f.Err
-		} else if f.Status == apply.StatusApplied {
+		}
+		if f.Status == apply.StatusApplied {
 			h.Status = StatusApplies
 			if len(f.Hunks) > 0 {
 				h.Offset = f.Hunks[0].Offset
@@ -349,22 +375,23 @@ func (c *checker) byHunks(state *apply.Applier, i int) ([]Hunk, string, []apply.
 			applying = append(applying, k)
 		} else {
 			h.Status = StatusConflict
-			failed = true
 		}
 		hunks = append(hunks, h)
 	}
 	switch {
-	case failed:
-		return hunks, "", nil, nil
-	case len(applying) == 0:
-		return hunks, StatusPresent, nil, nil
 	case present == 0:
-		// Each hunk applies alone but not the patch whole: a conflict.
+		// Nothing is there; each hunk may apply alone but not the patch
+		// whole: a conflict.
 		return hunks, "", nil, nil
+	case present == len(us):
+		return hunks, StatusPresent, nil, nil
 	}
 	var offsets []apply.HunkResult
 	for _, k := range applying {
 		r := state.Apply(us[k].patch)
+		if r.Err != nil {
+			return nil, "", nil, fmt.Errorf("%s: applying the hunk at line %d: %w", c.patches[i].Path, us[k].line, r.Err)
+		}
 		if r.Status != apply.StatusApplied {
 			return nil, "", nil, fmt.Errorf("%s: hunk at line %d applied on its own but not after the others", c.patches[i].Path, us[k].line)
 		}
@@ -373,327 +400,74 @@ func (c *checker) byHunks(state *apply.Applier, i int) ([]Hunk, string, []apply.
 	return hunks, StatusPartial, offsets, nil
 }
 
-// addedFiles returns patch i's significant added lines per file diff.
-func (c *checker) addedFiles(i int) ([]addedFile, error) {
-	if af, ok := c.added[i]; ok {
-		return af, nil
+// unitThere says how unit u's change is in src: ViaReverseApply when it
+// reverse-applies; ViaLines when it does not apply forward and its lines are
+// there in its own context; "" when it is not there.
+func (c *checker) unitThere(u unit, src tree.Source) (string, error) {
+	r := apply.New(src, apply.WithReverse(), noWS).Apply(u.patch)
+	if r.Err != nil {
+		return "", r.Err
 	}
-	var out []addedFile
-	for _, f := range c.patches[i].Files {
-		if f.IsDelete || f.IsBinary {
-			continue
-		}
-		names := variants(f.NewName)
-		if len(names) == 0 {
-			continue
-		}
-		var pinSet map[string]bool
-		if !f.IsNew {
-			old := variants(f.OldName)
-			if len(old) == 0 {
-				old = names
-			}
-			var err error
-			if pinSet, err = c.pinLineSet(old); err != nil {
-				return nil, err
-			}
-		}
-		af := addedFile{names: names}
-		for _, tf := range f.TextFragments {
-			for _, l := range tf.Lines {
-				if l.Op != gitdiff.OpAdd {
-					continue
-				}
-				s := strings.TrimSpace(l.Line)
-				if s != "" && !pinSet[s] {
-					af.lines = append(af.lines, s)
-				}
-			}
-		}
-		if len(af.lines) > 0 {
-			out = append(out, af)
-		}
+	if r.Status == apply.StatusApplied {
+		return ViaReverseApply, nil
 	}
-	c.added[i] = out
-	return out, nil
+	f := apply.New(src, noWS).Apply(u.patch)
+	if f.Err != nil {
+		return "", f.Err
+	}
+	if f.Status == apply.StatusApplied {
+		return "", nil
+	}
+	ok, err := c.unitLines(u, src)
+	if err != nil || !ok {
+		return "", err
+	}
+	return ViaLines, nil
 }
 
-func (c *checker) pinLineSet(names []string) (map[string]bool, error) {
-	key := strings.Join(names, "\x00")
-	if s, ok := c.pinLines[key]; ok {
-		return s, nil
+// unitLines reports whether every hunk of unit u (a text modification, or a
+// new file) is carried by its file in src; see carried.go.
+func (c *checker) unitLines(u unit, src tree.Source) (bool, error) {
+	if len(u.patch.Files) != 1 {
+		return false, nil
 	}
-	s, err := lineSet(c.pin, names)
+	f := u.patch.Files[0]
+	if f.IsDelete || f.IsBinary || f.IsRename || f.IsCopy || len(f.TextFragments) == 0 {
+		return false, nil
+	}
+	cur, err := readLines(src, variants(f.NewName))
+	if err != nil || cur == nil {
+		return false, err
+	}
+	var pin *lines
+	if !f.IsNew {
+		if pin, err = c.pinFile(f); err != nil {
+			return false, err
+		}
+	}
+	for _, tf := range f.TextFragments {
+		if !hunkCarried(tf, cur, pin) {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// pinFile returns the lines of f's file at the pin, memoized; nil when the
+// pin lacks it.
+func (c *checker) pinFile(f *gitdiff.File) (*lines, error) {
+	names := variants(f.OldName)
+	if len(names) == 0 {
+		names = variants(f.NewName)
+	}
+	key := strings.Join(names, "\x00")
+	if l, ok := c.pinText[key]; ok {
+		return l, nil
+	}
+	l, err := readLines(c.pin, names)
 	if err != nil {
 		return nil, err
 	}
-	c.pinLines[key] = s
-	return s, nil
-}
-
-// lineSet reads the first of names that src has and returns its trimmed lines.
-func lineSet(src tree.Source, names []string) (map[string]bool, error) {
-	for _, n := range names {
-		f, ok, err := src.Read(n)
-		if err != nil {
-			return nil, err
-		}
-		if !ok || f.Mode == tree.Symlink || f.Mode == tree.Gitlink {
-			continue
-		}
-		set := map[string]bool{}
-		for _, l := range strings.Split(string(f.Data), "\n") {
-			set[strings.TrimSpace(l)] = true
-		}
-		return set, nil
-	}
-	return nil, nil
-}
-
-// addedLines counts how many of patch i's significant added lines src has.
-func (c *checker) addedLines(i int, src tree.Source) (LineMatch, error) {
-	files, err := c.addedFiles(i)
-	if err != nil {
-		return LineMatch{}, err
-	}
-	var lm LineMatch
-	for _, af := range files {
-		set, err := lineSet(src, af.names)
-		if err != nil {
-			return LineMatch{}, err
-		}
-		lm.Total += len(af.lines)
-		for _, l := range af.lines {
-			if set[l] {
-				lm.Present++
-			}
-		}
-	}
-	return lm, nil
-}
-
-// Predicates for introducer.
-const (
-	predReverse = "reverse"
-	predLines   = "lines"
-)
-
-// introducer finds the upstream commit that brought patch i's change into
-// ref: among the range commits that ref reaches and that touch the patch's
-// files, oldest first, the last one at which the predicate turned true
-// (and stayed true). nil when none is found.
-func (c *checker) introducer(i int, ref Ref, kind string) (*commit, error) {
-	reach := c.h.reachable(ref.Commit)
-	var found *commit
-	prev := false
-	for _, idx := range c.h.relevant {
-		if !reach.has(idx) {
-			continue
-		}
-		cm := c.h.commits[idx]
-		if !touches(cm, c.patchPaths[i]) {
-			continue
-		}
-		ok, err := c.predicate(i, idx, kind)
-		if err != nil {
-			return nil, err
-		}
-		if ok && !prev {
-			found = cm
-		}
-		prev = ok
-	}
-	if !prev {
-		return nil, nil
-	}
-	return found, nil
-}
-
-func touches(cm *commit, paths map[string]bool) bool {
-	for p := range cm.paths {
-		if paths[p] {
-			return true
-		}
-	}
-	return false
-}
-
-// predicate reports, memoized, whether patch i's change is in commit idx's
-// tree: it reverse-applies there, or its added lines are there.
-func (c *checker) predicate(i, idx int, kind string) (bool, error) {
-	k := predKey{i, idx, kind}
-	if v, ok := c.pred[k]; ok {
-		return v, nil
-	}
-	src, err := c.cache.Source(c.h.commits[idx].id)
-	if err != nil {
-		return false, err
-	}
-	var v bool
-	switch kind {
-	case predReverse:
-		r := apply.New(src, apply.WithReverse(), noWS).Apply(c.patches[i])
-		if r.Err != nil {
-			return false, r.Err
-		}
-		v = r.Status == apply.StatusApplied
-	default:
-		lm, err := c.addedLines(i, src)
-		if err != nil {
-			return false, err
-		}
-		v = supersedes(lm)
-	}
-	c.pred[k] = v
-	return v, nil
-}
-
-// result adds the commit evidence of ref to a verdict.
-func (c *checker) result(ref Ref, i int, v verdict, hit *commit) (Result, error) {
-	r := Result{
-		Ref: ref.Name, Status: v.status, Via: v.via,
-		Offsets: v.offsets, Hunks: v.hunks, AddedLines: v.lines, Conflict: v.conflict,
-	}
-	var cm *commit
-	var err error
-	switch v.status {
-	case StatusPresent:
-		cm = hit
-		if cm == nil {
-			cm, err = c.introducer(i, ref, predReverse)
-		}
-		if cm == nil && err == nil {
-			if files, ferr := c.addedFiles(i); ferr != nil {
-				err = ferr
-			} else if len(files) > 0 {
-				cm, err = c.introducer(i, ref, predLines)
-			}
-		}
-	case StatusSuperseded:
-		cm, err = c.introducer(i, ref, predLines)
-	}
-	if err != nil {
-		return Result{}, err
-	}
-	if cm != nil {
-		r.Commit, r.Subject = cm.id, cm.subject
-	}
-	r.Evidence = evidence(r, hit != nil)
-	return r, nil
-}
-
-// Short abbreviates a commit id for messages.
-func Short(id string) string {
-	if len(id) > 12 {
-		return id[:12]
-	}
-	return id
-}
-
-func commitPhrase(r Result) string {
-	if r.Commit == "" {
-		return ""
-	}
-	if r.Subject == "" {
-		return "upstream commit " + Short(r.Commit)
-	}
-	return fmt.Sprintf("upstream commit %s (%q)", Short(r.Commit), r.Subject)
-}
-
-// evidence says in one sentence why r has its status.
-func evidence(r Result, patchID bool) string {
-	cp := commitPhrase(r)
-	switch r.Status {
-	case StatusPresent:
-		switch r.Via {
-		case ViaPatchID:
-			return fmt.Sprintf("%s has the same patch-id; the patch does not reverse-apply (upstream's context differs)", cp)
-		case ViaHunks:
-			s := "every hunk reverse-applies on its own"
-			if cp != "" {
-				s += "; " + cp + " brought the change"
-			}
-			return s
-		default:
-			s := "the patch reverse-applies cleanly"
-			switch {
-			case patchID:
-				s += "; " + cp + " has the same patch-id"
-			case cp != "":
-				s += "; " + cp + " brought the change"
-			}
-			return s
-		}
-	case StatusApplies:
-		if moved := offsetList(r.Offsets); moved != "" {
-			return "applies with offsets: " + moved
-		}
-		return "applies cleanly"
-	case StatusPartial:
-		var pres, app []string
-		for _, h := range r.Hunks {
-			d := hunkName(h)
-			if h.Status == StatusPresent {
-				pres = append(pres, d)
-			} else {
-				app = append(app, d)
-			}
-		}
-		return fmt.Sprintf("hunks already upstream: %s; hunks that still apply: %s", strings.Join(pres, ", "), strings.Join(app, ", "))
-	case StatusSuperseded:
-		s := fmt.Sprintf("applies in neither direction, but %d of its %d added lines are upstream", r.AddedLines.Present, r.AddedLines.Total)
-		if cp != "" {
-			s += "; " + cp + " introduced them"
-		}
-		return s
-	case StatusConflict:
-		s := "does not apply"
-		if r.Conflict != nil {
-			s = r.Conflict.Message
-			if r.Conflict.Line > 0 {
-				s += fmt.Sprintf(" (patch line %d)", r.Conflict.Line)
-			}
-		}
-		var pres []string
-		for _, h := range r.Hunks {
-			if h.Status == StatusPresent {
-				pres = append(pres, hunkName(h))
-			}
-		}
-		if len(pres) > 0 {
-			s += "; already upstream: " + strings.Join(pres, ", ")
-		}
-		if r.AddedLines != nil && r.AddedLines.Present > 0 {
-			s += fmt.Sprintf("; %d of its %d added lines are upstream", r.AddedLines.Present, r.AddedLines.Total)
-		}
-		return s
-	}
-	return ""
-}
-
-func hunkName(h Hunk) string {
-	if h.Hunk == "" {
-		return fmt.Sprintf("%s (line %d)", h.Path, h.Line)
-	}
-	return fmt.Sprintf("%s %s (line %d)", h.Path, hunkRange(h.Hunk), h.Line)
-}
-
-// hunkRange keeps "@@ -a,b +c,d @@" of a hunk header.
-func hunkRange(h string) string {
-	if len(h) > 2 {
-		if i := strings.Index(h[2:], "@@"); i >= 0 {
-			return h[:i+4]
-		}
-	}
-	return h
-}
-
-func offsetList(hs []apply.HunkResult) string {
-	var moved []string
-	for _, h := range hs {
-		if h.Offset != 0 {
-			moved = append(moved, fmt.Sprintf("%s %s %+d", h.Path, hunkRange(h.Hunk), h.Offset))
-		}
-	}
-	return strings.Join(moved, ", ")
+	c.pinText[key] = l
+	return l, nil
 }

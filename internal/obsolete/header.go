@@ -158,12 +158,34 @@ type Written struct {
 	Previous string `json:"previous,omitempty"`
 }
 
+// WriteError is a write of Applied-Upstream fields that failed part-way:
+// Written are the fields already written when Err happened. Each file is
+// replaced atomically, so a file is either in Written or untouched.
+type WriteError struct {
+	Written []Written
+	Err     error
+}
+
+func (e *WriteError) Error() string {
+	if len(e.Written) == 0 {
+		return e.Err.Error() + "; no patch file was written"
+	}
+	var done []string
+	for _, w := range e.Written {
+		done = append(done, w.File+" (Applied-Upstream: "+w.AppliedUpstream+")")
+	}
+	return fmt.Sprintf("%v; already written: %s", e.Err, strings.Join(done, ", "))
+}
+
+func (e *WriteError) Unwrap() error { return e.Err }
+
 // WriteHeaders records the removal note of every patch found present: for
 // each patch whose status at its ObsoletedBy release is present, it sets the
 // patch file's Applied-Upstream field to that release (see
 // WriteAppliedUpstream). root is the repository root that patch paths are
 // relative to. It returns the fields it changed; a field that already says
-// the release is left alone.
+// the release is left alone. When a write fails, the error is a *WriteError
+// that lists the fields written before it.
 func WriteHeaders(root string, rep *Report) ([]Written, error) {
 	var out []Written
 	for i := range rep.Patches {
@@ -175,7 +197,7 @@ func WriteHeaders(root string, rep *Report) ([]Written, error) {
 		file := filepath.Join(root, filepath.FromSlash(p.Patch.Path))
 		changed, err := WriteAppliedUpstream(file, p.Patch, p.ObsoletedBy)
 		if err != nil {
-			return out, err
+			return out, &WriteError{Written: out, Err: err}
 		}
 		if changed {
 			out = append(out, Written{File: p.File, AppliedUpstream: p.ObsoletedBy, Previous: p.Patch.Header.AppliedUpstream})

@@ -37,6 +37,8 @@ type history struct {
 type commit struct {
 	id      string
 	parents []int // parents inside the range
+	// onPin: the pin is a parent of the commit.
+	onPin bool
 	// Set for relevant commits only.
 	relevant bool
 	subject  string
@@ -134,6 +136,9 @@ func loadRange(ctx context.Context, g gitRunner, pin string, tips []string) (*hi
 	}
 	for i, f := range lines {
 		for _, p := range f[1:] {
+			if p == pin {
+				h.commits[i].onPin = true
+			}
 			if j, ok := h.index[p]; ok {
 				h.commits[i].parents = append(h.commits[i].parents, j)
 			}
@@ -310,6 +315,18 @@ func (h *history) reachable(tip string) bitset {
 	}
 	h.reach[tip] = b
 	return b
+}
+
+// containsPin reports whether tip has the pin in its history: a commit of the
+// range that tip reaches has the pin as a parent.
+func (h *history) containsPin(tip string) bool {
+	reach := h.reachable(tip)
+	for i, c := range h.commits {
+		if c.onPin && reach.has(i) {
+			return true
+		}
+	}
+	return false
 }
 
 // patchIDCommit returns the oldest commit with patch-id id that tip reaches

@@ -16,14 +16,16 @@ const (
 	// StatusApplies: the ref still needs the patch, and it applies.
 	StatusApplies = "applies"
 	// StatusPresent: the change is in the ref: the patch reverse-applies
-	// cleanly, or a commit of the ref (and not of the pin) has its patch-id.
+	// cleanly; or every hunk's change is still there and a commit of the ref
+	// (and not of the pin) has its patch-id, or landed exactly this change.
 	StatusPresent = "present"
-	// StatusPartial: some hunks are in the ref, and the others still apply.
+	// StatusPartial: some hunks are in the ref, and the others are not
+	// (they apply, or conflict).
 	StatusPartial = "partial"
 	// StatusSuperseded: the patch applies in neither direction, but upstream
-	// landed its own version: at least SupersededShare of the patch's
-	// non-blank added lines (those its files at the pin lack) are in the
-	// ref's version of its files.
+	// landed its own version: every hunk's change is there (see carried.go),
+	// or at least SupersededShare of the patch's significant changed lines
+	// are (added lines there, removed lines gone).
 	StatusSuperseded = "superseded"
 	// StatusConflict: the patch applies in neither direction and upstream did
 	// not land it: it needs a refresh.
@@ -36,11 +38,18 @@ const (
 	ViaReverseApply = "reverse-apply" // the patch reverse-applies cleanly
 	ViaPatchID      = "patch-id"      // an upstream commit has the patch's patch-id
 	ViaHunks        = "hunks"         // hunk by hunk
-	ViaAddedLines   = "added-lines"   // the patch's added lines are upstream
+	ViaAddedLines   = "added-lines"   // the patch's changed lines are upstream (SupersededShare)
+	// ViaCarried: every hunk's change is there, some only by their lines,
+	// and the commit that landed it is in the ref.
+	ViaCarried = "carried"
+	// ViaLines (a hunk's Via): the hunk's lines are there in its own context,
+	// though it does not reverse-apply.
+	ViaLines = "lines"
 )
 
-// SupersededShare is the share of a patch's significant added lines that must
-// be in a ref for the patch to count as superseded there: two thirds.
+// SupersededShare is the share of a patch's significant changed lines that
+// must be upstream in a ref for the patch to count as superseded there: two
+// thirds.
 const SupersededShare = 2.0 / 3.0
 
 // The kinds of a scanned ref.
@@ -76,15 +85,26 @@ type Hunk struct {
 	Line int `json:"line"`
 	// Status is present, applies or conflict.
 	Status string `json:"status"`
+	// Via says how a present hunk was found: reverse-apply, or lines.
+	Via string `json:"via,omitempty"`
 	// Offset is where it applied, for status applies.
 	Offset int `json:"offset,omitempty"`
 }
 
-// LineMatch counts a patch's significant added lines (non-blank, and not in
-// its files at the pin) and how many of them a ref has.
+// LineMatch counts a patch's significant changed lines and how many of them
+// are upstream in a ref. Significant added lines are non-blank and not in
+// their file at the pin; they are upstream when the ref's file has them.
+// Significant removed lines are non-blank lines the patch removes every copy
+// of from their file; they are upstream (gone) when the ref's file lacks them
+// while it still has a context line next to them.
 type LineMatch struct {
+	// Present and Total count added and removed lines together.
 	Present int `json:"present"`
 	Total   int `json:"total"`
+	// Removed and Gone are the removed lines among Total, and how many of
+	// them are gone.
+	Removed int `json:"removed,omitempty"`
+	Gone    int `json:"gone,omitempty"`
 }
 
 // Result is the status of one patch at one ref, with its evidence.
@@ -122,14 +142,20 @@ type PatchReport struct {
 	Patch *series.Patch
 	// File is the patch file (series.Patch.Path).
 	File string
-	// ObsoletedBy is the first scanned release whose status is present or
-	// superseded, "" if none.
+	// ObsoletedBy is the first scanned final release (a tag that is not a
+	// semantic-version prerelease) whose status is present or superseded, ""
+	// if none.
 	ObsoletedBy string
+	// ObsoletedByPrerelease is the first prerelease (v1.34.0-rc.1) that
+	// carried the change before ObsoletedBy, or before the patch was needed
+	// again; "" if none did.
+	ObsoletedByPrerelease string
 	// Commit is the commit that obsoleted it: the result's Commit, else the
 	// release's commit.
 	Commit string
-	// NeededAgainAt is the first release after ObsoletedBy where the patch
-	// is needed again (applies, partial or conflict): upstream reverted it.
+	// NeededAgainAt is the first release after the first one that carried
+	// the change where the patch is needed again (applies, partial or
+	// conflict): upstream reverted it.
 	NeededAgainAt string
 	// Results has one entry per scanned ref, in scan order.
 	Results []Result
@@ -157,8 +183,18 @@ type Report struct {
 	PinCommit string
 	// Refs are the scanned refs, in scan order.
 	Refs []Ref
+	// Skipped are the release tags matching upstream.releases that were not
+	// scanned, with why, in name order.
+	Skipped []Skipped
 	// Patches has one entry per patch, in series order.
 	Patches []PatchReport
+}
+
+// Skipped is a release tag that matches upstream.releases and was not
+// scanned.
+type Skipped struct {
+	Ref    string `json:"ref"`
+	Reason string `json:"reason"`
 }
 
 // Findings reports whether any patch is not simply applying at some ref.
@@ -214,7 +250,7 @@ func Check(ctx context.Context, in Input, opts ...Option) (*Report, error) {
 		return nil, errors.New("obsolete.Check: PinCommit is required")
 	}
 	g := gitRunner{bin: o.git, gitDir: in.Cache.Path(), cache: in.Cache}
-	refs, h, err := selectRefs(ctx, g, in)
+	refs, skipped, h, err := selectRefs(ctx, g, in)
 	if err != nil {
 		return nil, err
 	}
@@ -227,6 +263,7 @@ func Check(ctx context.Context, in Input, opts ...Option) (*Report, error) {
 		Pin:       in.Spec.Upstream.Ref,
 		PinCommit: in.PinCommit,
 		Refs:      refs,
+		Skipped:   skipped,
 		Patches:   make([]PatchReport, len(in.Patches)),
 	}
 	for i, p := range in.Patches {
@@ -250,26 +287,38 @@ func Check(ctx context.Context, in Input, opts ...Option) (*Report, error) {
 	return rep, nil
 }
 
-// settle fills ObsoletedBy, Commit and NeededAgainAt from the results.
+// settle fills ObsoletedBy, ObsoletedByPrerelease, Commit and NeededAgainAt
+// from the results: the first release carrying the change starts the run;
+// a prerelease is noted and the run goes on to the first final release;
+// the first release after the start that needs the patch again ends it.
 func settle(p *PatchReport, refs []Ref) {
+	started := false
 	for k, ref := range refs {
 		if !ref.IsRelease() {
 			continue
 		}
 		r := p.Results[k]
-		if p.ObsoletedBy == "" {
-			if r.Status == StatusPresent || r.Status == StatusSuperseded {
-				p.ObsoletedBy = ref.Name
-				p.Commit = r.Commit
-				if p.Commit == "" {
-					p.Commit = ref.Commit
-				}
+		carried := r.Status == StatusPresent || r.Status == StatusSuperseded
+		if !carried {
+			if started {
+				p.NeededAgainAt = ref.Name
+				return
 			}
 			continue
 		}
-		if r.Status == StatusApplies || r.Status == StatusPartial || r.Status == StatusConflict {
-			p.NeededAgainAt = ref.Name
-			return
+		started = true
+		if isPrerelease(ref.Name) {
+			if p.ObsoletedBy == "" && p.ObsoletedByPrerelease == "" {
+				p.ObsoletedByPrerelease = ref.Name
+			}
+			continue
+		}
+		if p.ObsoletedBy == "" {
+			p.ObsoletedBy = ref.Name
+			p.Commit = r.Commit
+			if p.Commit == "" {
+				p.Commit = ref.Commit
+			}
 		}
 	}
 }

@@ -6,48 +6,49 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/patchkit/patchkit/internal/diag"
 	"github.com/patchkit/patchkit/internal/upstream"
 )
 
-// selectRefs returns the refs to scan, in order, and the history of the range
-// between the pin and them:
+// selectRefs returns the refs to scan, in order, the release tags it skips,
+// and the history of the range between the pin and the refs:
 //
 //  1. the tags matching upstream.releases (path.Match) that are newer than
-//     the pin: semantic versions (with or without a leading v, as
-//     upstream.CompareVersions reads them) greater than the pin's when the pin
-//     is one; otherwise, and for tags that are not semantic versions, tags
-//     whose commit the pin does not reach. Semantic versions come first, in
-//     version order; the others follow by commit date, flagged NonSemver;
+//     the pin (see newerTags). Semantic versions (with or without a leading
+//     v, as upstream.CompareVersions reads them) come first, in version
+//     order; the others follow by commit date, flagged NonSemver;
 //  2. then upstream.branches, in the spec's order.
 //
 // Input.Refs replaces both, scanned in the order given.
-func selectRefs(ctx context.Context, g gitRunner, in Input) ([]Ref, *history, error) {
+func selectRefs(ctx context.Context, g gitRunner, in Input) ([]Ref, []Skipped, *history, error) {
 	c := in.Cache
 	tags, err := c.Tags()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	tagNames := map[string]bool{}
 	for _, t := range tags {
 		tagNames[t.Name] = true
 	}
-	var refs []Ref
-	var tips []string
 	if len(in.Refs) > 0 {
-		refs, err = explicitRefs(ctx, c, in.Refs, tagNames)
+		refs, err := explicitRefs(ctx, c, in.Refs, tagNames)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
+		var tips []string
 		for _, r := range refs {
 			tips = append(tips, r.Commit)
 		}
 		h, err := loadRange(ctx, g, in.PinCommit, tips)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
-		return refs, h, nil
+		return refs, nil, h, nil
 	}
 
 	up := in.Spec.Upstream
@@ -55,7 +56,7 @@ func selectRefs(ctx context.Context, g gitRunner, in Input) ([]Ref, *history, er
 	if up.Releases != "" {
 		for _, t := range tags {
 			if ok, err := path.Match(up.Releases, t.Name); err != nil {
-				return nil, nil, &diag.InputError{File: in.Spec.File, Line: in.Spec.Line("upstream.releases"), Key: "upstream.releases", Msg: fmt.Sprintf("bad glob %q", up.Releases), Err: err}
+				return nil, nil, nil, &diag.InputError{File: in.Spec.File, Line: in.Spec.Line("upstream.releases"), Key: "upstream.releases", Msg: fmt.Sprintf("bad glob %q", up.Releases), Err: err}
 			} else if ok {
 				matching = append(matching, t)
 			}
@@ -66,11 +67,12 @@ func selectRefs(ctx context.Context, g gitRunner, in Input) ([]Ref, *history, er
 		id, err := c.Resolve(b)
 		if err != nil {
 			key := fmt.Sprintf("upstream.branches[%d]", i)
-			return nil, nil, &diag.InputError{File: in.Spec.File, Line: in.Spec.Line(key), Key: key,
+			return nil, nil, nil, &diag.InputError{File: in.Spec.File, Line: in.Spec.Line(key), Key: key,
 				Msg: fmt.Sprintf("branch %q is not in the upstream cache", b), Err: err}
 		}
 		branches = append(branches, Ref{Name: b, Kind: KindBranch, Commit: id})
 	}
+	var tips []string
 	for _, t := range matching {
 		tips = append(tips, t.Commit)
 	}
@@ -79,29 +81,91 @@ func selectRefs(ctx context.Context, g gitRunner, in Input) ([]Ref, *history, er
 	}
 	h, err := loadRange(ctx, g, in.PinCommit, dedupe(tips))
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
+	semver, other, skipped, err := newerTags(in, h, matching, tagNames)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var refs []Ref
+	for _, t := range semver {
+		refs = append(refs, Ref{Name: t.Name, Kind: KindTag, Commit: t.Commit})
+	}
+	for _, t := range other {
+		refs = append(refs, Ref{Name: t.Name, Kind: KindTag, Commit: t.Commit, NonSemver: true})
+	}
+	refs = append(refs, branches...)
+	return refs, skipped, h, nil
+}
 
+// Reasons a matching release tag is not scanned.
+const (
+	skipNotNewer     = "not newer than the pin"
+	skipPinHasIt     = "the pin contains it"
+	skipBeforeBase   = "older than %s, the latest release the pin contains, and does not contain the pin"
+	skipBeforeCommit = "committed before the pin, and does not contain it"
+)
+
+// newerTags splits the matching tags into those to scan (semantic versions
+// in version order, the others by commit date) and those skipped, with why.
+//
+// When the pin is a semantic-version tag, newer is a higher version (tags
+// that are not versions: those the pin does not reach). Otherwise (a commit
+// id, or a tag that is not a version) a tag is newer when it contains the
+// pin, or, when it does not and the pin does not contain it either (another
+// branch), when it is a higher version than the latest release the pin
+// contains (its base), or, without a base or a version, when its commit is
+// younger than the pin's.
+func newerTags(in Input, h *history, matching []upstream.Tag, tagNames map[string]bool) (semver, other []upstream.Tag, skipped []Skipped, err error) {
 	pin := in.Spec.Upstream.Ref
 	_, pinSemver := upstream.CompareVersions(pin, pin)
 	pinSemver = pinSemver && tagNames[pin]
-	var semver, other []upstream.Tag
+	base := ""
+	if !pinSemver {
+		for _, t := range matching {
+			if _, ok := upstream.CompareVersions(t.Name, t.Name); ok && !h.inRange(t.Commit) {
+				if cmp, _ := upstream.CompareVersions(t.Name, base); base == "" || cmp > 0 {
+					base = t.Name
+				}
+			}
+		}
+	}
+	var pinTime time.Time
+	if !pinSemver {
+		cm, err := object.GetCommit(in.Cache.Repo().Storer, plumbing.NewHash(in.PinCommit))
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("reading the pinned commit %s: %w", in.PinCommit, err)
+		}
+		pinTime = cm.Committer.When
+	}
 	for _, t := range matching {
 		if t.Name == pin {
 			continue
 		}
 		_, isSemver := upstream.CompareVersions(t.Name, t.Name)
+		reason := ""
 		switch {
 		case isSemver && pinSemver:
-			if cmp, _ := upstream.CompareVersions(t.Name, pin); cmp > 0 {
-				semver = append(semver, t)
+			if cmp, _ := upstream.CompareVersions(t.Name, pin); cmp <= 0 {
+				reason = skipNotNewer
 			}
-		case h.inRange(t.Commit):
-			if isSemver {
-				semver = append(semver, t)
-			} else {
-				other = append(other, t)
+		case !h.inRange(t.Commit):
+			reason = skipPinHasIt
+		case pinSemver || h.containsPin(t.Commit):
+		case isSemver && base != "":
+			if cmp, _ := upstream.CompareVersions(t.Name, base); cmp <= 0 {
+				reason = fmt.Sprintf(skipBeforeBase, base)
 			}
+		case !t.Time.After(pinTime):
+			reason = skipBeforeCommit
+		}
+		switch {
+		case reason != "":
+			skipped = append(skipped, Skipped{Ref: t.Name, Reason: reason})
+		case isSemver:
+			semver = append(semver, t)
+		default:
+			other = append(other, t)
 		}
 	}
 	sort.SliceStable(semver, func(i, j int) bool {
@@ -116,14 +180,17 @@ func selectRefs(ctx context.Context, g gitRunner, in Input) ([]Ref, *history, er
 		}
 		return other[i].Name < other[j].Name
 	})
-	for _, t := range semver {
-		refs = append(refs, Ref{Name: t.Name, Kind: KindTag, Commit: t.Commit})
+	return semver, other, skipped, nil
+}
+
+// isPrerelease reports whether a tag is a semantic-version prerelease
+// (v1.34.0-rc.1).
+func isPrerelease(name string) bool {
+	if _, ok := upstream.CompareVersions(name, name); !ok {
+		return false
 	}
-	for _, t := range other {
-		refs = append(refs, Ref{Name: t.Name, Kind: KindTag, Commit: t.Commit, NonSemver: true})
-	}
-	refs = append(refs, branches...)
-	return refs, h, nil
+	core, _, _ := strings.Cut(strings.TrimPrefix(name, "v"), "+")
+	return strings.Contains(core, "-")
 }
 
 // explicitRefs resolves --refs, fetching those the cache lacks (unless

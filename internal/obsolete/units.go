@@ -20,8 +20,9 @@ type unit struct {
 
 // splitUnits cuts p into units, each a patch of its own built from p's lines:
 // the file diff's header lines, then the hunk's lines. It returns nil when p
-// has fewer than two units, or when a unit does not parse (then p is only
-// tested whole).
+// has no unit, or when a unit does not parse (then p is only tested whole).
+// A patch of one unit gives that unit, so that its one hunk is judged by its
+// lines too.
 func splitUnits(p *series.Patch) []unit {
 	lines := splitKeep(string(p.Raw))
 	type span struct{ from, to int } // 0-based, to exclusive
@@ -77,7 +78,7 @@ func splitUnits(p *series.Patch) []unit {
 			})
 		}
 	}
-	if len(units) < 2 {
+	if len(units) == 0 {
 		return nil
 	}
 	for _, u := range units {

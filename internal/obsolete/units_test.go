@@ -65,7 +65,7 @@ func TestSplitUnits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if us := splitUnits(single); us != nil {
-		t.Errorf("splitUnits(one unit) = %d units, want nil", len(us))
+	if us := splitUnits(single); len(us) != 1 || us[0].path != "n.txt" || us[0].line != 1 {
+		t.Errorf("splitUnits(one unit) = %+v, want the one file diff, at line 1", us)
 	}
 }

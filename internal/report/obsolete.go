@@ -31,6 +31,7 @@ type obsoleteJSON struct {
 	// Refs are the scanned ref names, in scan order; RefsInfo says more.
 	Refs     []string           `json:"refs"`
 	RefsInfo []obsolete.Ref     `json:"refsInfo"`
+	Skipped  []obsolete.Skipped `json:"skipped"`
 	OK       bool               `json:"ok"`
 	Patches  []obsoletePatch    `json:"patches"`
 	Written  []obsolete.Written `json:"written,omitempty"`
@@ -39,6 +40,7 @@ type obsoleteJSON struct {
 type obsoletePatch struct {
 	File            string           `json:"file"`
 	ObsoletedBy     *string          `json:"obsoletedBy"`
+	Prerelease      string           `json:"obsoletedByPrerelease,omitempty"`
 	Commit          *string          `json:"commit"`
 	Evidence        string           `json:"evidence,omitempty"`
 	NeededAgainAt   string           `json:"neededAgainAt,omitempty"`
@@ -70,7 +72,10 @@ func (o Obsolete) json() obsoleteJSON {
 	r := o.Report
 	out := obsoleteJSON{
 		Image: o.Image, Unit: o.Unit, URL: Redact(r.URL), Pin: r.Pin, PinCommit: r.PinCommit,
-		Refs: []string{}, RefsInfo: r.Refs, OK: !r.Findings(), Patches: []obsoletePatch{},
+		Refs: []string{}, RefsInfo: r.Refs, Skipped: r.Skipped, OK: !r.Findings(), Patches: []obsoletePatch{},
+	}
+	if out.Skipped == nil {
+		out.Skipped = []obsolete.Skipped{}
 	}
 	if out.RefsInfo == nil {
 		out.RefsInfo = []obsolete.Ref{}
@@ -81,7 +86,7 @@ func (o Obsolete) json() obsoleteJSON {
 	for i := range r.Patches {
 		p := &r.Patches[i]
 		jp := obsoletePatch{
-			File: p.File, ObsoletedBy: nullable(p.ObsoletedBy), Commit: nullable(p.Commit),
+			File: p.File, ObsoletedBy: nullable(p.ObsoletedBy), Prerelease: p.ObsoletedByPrerelease, Commit: nullable(p.Commit),
 			NeededAgainAt: p.NeededAgainAt, Results: []obsoleteResult{},
 		}
 		if p.Patch != nil {
@@ -180,9 +185,19 @@ func hasNonSemver(r *obsolete.Report) bool {
 // obsoletedCell says which release obsoleted a patch, or "-".
 func obsoletedCell(p *obsolete.PatchReport) string {
 	if p.ObsoletedBy == "" {
+		if p.ObsoletedByPrerelease != "" {
+			s := "no final release yet; prerelease " + p.ObsoletedByPrerelease
+			if p.NeededAgainAt != "" {
+				s += ", needed again at " + p.NeededAgainAt
+			}
+			return s
+		}
 		return "-"
 	}
 	s := fmt.Sprintf("%s (%s)", p.ObsoletedBy, obsolete.Short(p.Commit))
+	if p.ObsoletedByPrerelease != "" {
+		s += ", first in prerelease " + p.ObsoletedByPrerelease
+	}
 	if p.NeededAgainAt != "" {
 		s += ", needed again at " + p.NeededAgainAt
 	}
@@ -208,6 +223,9 @@ func obsoleteText(w io.Writer, results []Obsolete) error {
 			o.Image, plural(len(r.Patches), "patch", "patches"), Redact(r.URL), pin, plural(len(r.Refs), "ref", "refs"))
 		if len(r.Refs) == 0 {
 			b.WriteString("  no upstream ref newer than the pin matches upstream.releases, and no branch is configured\n")
+			for _, line := range skippedLines(r) {
+				b.WriteString("  " + line + "\n")
+			}
 			continue
 		}
 		groups := groupRefs(r)
@@ -218,6 +236,9 @@ func obsoleteText(w io.Writer, results []Obsolete) error {
 		}
 		if hasNonSemver(r) {
 			b.WriteString("  * not a semantic version: ordered by commit date, after the versions\n")
+		}
+		for _, line := range skippedLines(r) {
+			b.WriteString("  " + line + "\n")
 		}
 		textEvidence(&b, r)
 		if o.Write {
@@ -235,6 +256,25 @@ func obsoleteText(w io.Writer, results []Obsolete) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// skippedLines says which release tags were not scanned, one line per
+// reason: "skipped 3 release tags (the pin contains them): v1.0.0, ...".
+func skippedLines(r *obsolete.Report) []string {
+	var reasons []string
+	byReason := map[string][]string{}
+	for _, s := range r.Skipped {
+		if _, ok := byReason[s.Reason]; !ok {
+			reasons = append(reasons, s.Reason)
+		}
+		byReason[s.Reason] = append(byReason[s.Reason], s.Ref)
+	}
+	var out []string
+	for _, reason := range reasons {
+		refs := byReason[reason]
+		out = append(out, fmt.Sprintf("skipped %s (%s): %s", plural(len(refs), "release tag", "release tags"), reason, strings.Join(refs, ", ")))
+	}
+	return out
 }
 
 func plural(n int, one, many string) string {
@@ -400,6 +440,7 @@ func obsoleteMarkdown(w io.Writer, results []Obsolete) error {
 		fmt.Fprintf(&b, "### obsolete-check: `%s` pinned at `%s` (`%s`)\n\n", o.Image, r.Pin, obsolete.Short(r.PinCommit))
 		if len(r.Refs) == 0 {
 			b.WriteString("No upstream ref newer than the pin to scan.\n\n")
+			mdSkipped(&b, r)
 			continue
 		}
 		groups := groupRefs(r)
@@ -421,11 +462,17 @@ func obsoleteMarkdown(w io.Writer, results []Obsolete) error {
 			first, ev := "", ""
 			if res := p.Obsoleting(); res != nil {
 				first = fmt.Sprintf("`%s` (`%s`)", p.ObsoletedBy, obsolete.Short(p.Commit))
+				if p.ObsoletedByPrerelease != "" {
+					first += fmt.Sprintf(", first in prerelease `%s`", p.ObsoletedByPrerelease)
+				}
 				if p.NeededAgainAt != "" {
 					first += fmt.Sprintf(", needed again at `%s`", p.NeededAgainAt)
 				}
 				ev = res.Evidence
 			} else {
+				if p.ObsoletedByPrerelease != "" {
+					first = fmt.Sprintf("no final release yet; prerelease `%s`", p.ObsoletedByPrerelease)
+				}
 				for _, res := range p.Results {
 					if res.Finding() {
 						ev = fmt.Sprintf("at `%s`: %s", res.Ref, res.Evidence)
@@ -438,6 +485,10 @@ func obsoleteMarkdown(w io.Writer, results []Obsolete) error {
 		if hasNonSemver(r) {
 			b.WriteString("\n\\* not a semantic version: ordered by commit date, after the versions.\n")
 		}
+		if len(r.Skipped) > 0 {
+			b.WriteString("\n")
+			mdSkipped(&b, r)
+		}
 		for _, wr := range o.Written {
 			fmt.Fprintf(&b, "\nWrote `Applied-Upstream: %s` to `%s`.\n", wr.AppliedUpstream, mdCell(wr.File))
 		}
@@ -445,6 +496,13 @@ func obsoleteMarkdown(w io.Writer, results []Obsolete) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// mdSkipped writes the skipped release tags, one line per reason.
+func mdSkipped(b *strings.Builder, r *obsolete.Report) {
+	for _, line := range skippedLines(r) {
+		b.WriteString(mdCell(line) + "  \n")
+	}
 }
 
 func obsoleteGitHub(w io.Writer, results []Obsolete) error {

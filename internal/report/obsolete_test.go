@@ -201,3 +201,49 @@ func TestRenderObsoleteJSON(t *testing.T) {
 		})
 	}
 }
+
+// TestRenderObsoleteSkippedAndPrerelease: the skipped release tags are said
+// in every format, one line per reason, and the first prerelease that
+// carried a change is shown beside the first final release.
+func TestRenderObsoleteSkippedAndPrerelease(t *testing.T) {
+	r := sampleReport(3)
+	r.Skipped = []obsolete.Skipped{
+		{Ref: "v0.9.0", Reason: "the pin contains it"},
+		{Ref: "v0.9.1", Reason: "the pin contains it"},
+		{Ref: "v0.8.5", Reason: "older than v0.9.1, the latest release the pin contains, and does not contain the pin"},
+	}
+	r.Patches[0].ObsoletedByPrerelease = "v1.0.3-rc.1"
+	r.Patches[1].ObsoletedByPrerelease = "v1.0.4-rc.1"
+	items := []Obsolete{{Image: "x", Report: r}}
+	lines := []string{
+		"skipped 2 release tags (the pin contains it): v0.9.0, v0.9.1",
+		"skipped 1 release tag (older than v0.9.1, the latest release the pin contains, and does not contain the pin): v0.8.5",
+	}
+	for _, f := range []Format{Text, Markdown} {
+		got := render(t, f, items, true)
+		for _, want := range append(lines, "first in prerelease ", "no final release yet; prerelease ") {
+			if !strings.Contains(got, want) {
+				t.Errorf("%s output lacks %q:\n%s", f, want, got)
+			}
+		}
+	}
+	if got := render(t, Text, items, true); !strings.Contains(got, "v1.0.3 (aaaaaaaaaaaa), first in prerelease v1.0.3-rc.1") {
+		t.Errorf("text lacks the prerelease beside v1.0.3:\n%s", got)
+	}
+	var v struct {
+		Skipped []obsolete.Skipped `json:"skipped"`
+		Patches []struct {
+			ObsoletedBy *string `json:"obsoletedBy"`
+			Prerelease  string  `json:"obsoletedByPrerelease"`
+		} `json:"patches"`
+	}
+	if err := json.Unmarshal([]byte(render(t, JSON, items, true)), &v); err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Skipped) != 3 || v.Skipped[2].Ref != "v0.8.5" || !strings.HasPrefix(v.Skipped[2].Reason, "older than v0.9.1") {
+		t.Errorf("skipped = %+v, want the three tags with their reasons", v.Skipped)
+	}
+	if p := v.Patches; *p[0].ObsoletedBy != "v1.0.3" || p[0].Prerelease != "v1.0.3-rc.1" || p[1].ObsoletedBy != nil || p[1].Prerelease != "v1.0.4-rc.1" {
+		t.Errorf("patches = %+v, want v1.0.3 with v1.0.3-rc.1, and none with v1.0.4-rc.1", p)
+	}
+}

@@ -36,24 +36,36 @@ func NewCmdObsolete(f *cmdutil.Factory, runF func(context.Context, *Options) err
 		Long: `Scan the upstream refs newer than the pin and give every patch a status at
 each: the tags matching upstream.releases that are newer than the pin, in
 semantic-version order (tags that are not semantic versions follow, by
-commit date, flagged), then upstream.branches. --refs scans the refs given
-instead. The upstream cache is refreshed once per run, not with --offline.
+commit date, flagged), then upstream.branches. With a commit id as pin, the
+tags scanned are those that contain it, and the higher versions than the
+latest release it contains; the others are listed as skipped. --refs scans
+the refs given instead. The upstream cache is refreshed once per run, not
+with --offline.
 
 Each patch is tested as git would apply the series: on the ref's tree, with
-the earlier patches that are still needed applied first.
+the earlier patches that are still needed applied first, then hunk by hunk.
+A hunk is there when it reverse-applies, or when its lines are there in its
+own context (added lines in place, removed lines gone) and the commit that
+landed them is in the ref.
 
   applies     the ref still needs the patch, and it applies (offsets shown)
-  present     the change is there: the patch reverse-applies cleanly, or an
-              upstream commit after the pin has the same patch-id (named)
-  partial     some hunks are there, the others still apply (named)
-  superseded  it applies in neither direction, but at least two thirds of
-              its added lines (non-blank, not already in the file at the pin)
-              are in the ref's files; the commit that brought them is named
-  conflict    it needs a refresh (the failing hunk is shown)
+  present     the change is there: the patch reverse-applies cleanly, or
+              every hunk is still there and upstream landed this change
+              (a commit with the same patch-id, or one where it
+              reverse-applied; named)
+  partial     some hunks are there, the others are not (named)
+  superseded  every hunk is there in upstream's own version, or at least
+              two thirds of its changed lines are upstream (added lines not
+              already in the file at the pin, removed lines gone); the
+              commit that landed them is named
+  conflict    nothing of it is upstream and it does not apply: it needs a
+              refresh (the failing hunk is shown)
 
-The first scanned release (a tag) where a patch is present or superseded
-obsoletes it. --write records that release as the Applied-Upstream header
-of each patch found present there.
+The first scanned final release (a tag, not a prerelease) where a patch is
+present or superseded obsoletes it; a prerelease that carried it first is
+shown beside it. --write records that release as the Applied-Upstream
+header of each patch found present there; if a write fails, the error
+lists the files already written.
 
 Exit codes: 0 every patch applies at every scanned ref; 1 a patch is
 present, partial, superseded or in conflict somewhere; 2 bad input.`,
@@ -85,6 +97,7 @@ func run(ctx context.Context, opts *Options) error {
 	}
 	fetched := map[string]bool{}
 	var results []report.Obsolete
+	var written []obsoletestage.Written
 	findings := false
 	for _, name := range images {
 		var res report.Obsolete
@@ -95,9 +108,14 @@ func run(ctx context.Context, opts *Options) error {
 			res, err = checkImage(ctx, env, name, opts, fetched)
 			return err
 		})
+		if we := (*obsoletestage.WriteError)(nil); errors.As(err, &we) {
+			// Say what the earlier images wrote too.
+			return &obsoletestage.WriteError{Written: append(written, we.Written...), Err: we.Err}
+		}
 		if err != nil {
 			return err
 		}
+		written = append(written, res.Written...)
 		findings = findings || res.Report.Findings()
 		results = append(results, res)
 	}

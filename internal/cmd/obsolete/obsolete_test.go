@@ -396,3 +396,28 @@ func TestNewCmdObsoleteOptions(t *testing.T) {
 
 // Options is the command's options type, for the runF test.
 type Options = obsolete.Options
+
+// TestObsoleteCheckWritePartFailure: the series names one file twice (the
+// second entry is a symbolic link to the first), so writing the second finds
+// the file changed under it. The error says which file was already written.
+func TestObsoleteCheckWritePartFailure(t *testing.T) {
+	f := newFixture(t)
+	f.addImage(t, "dup", "v1.0.0", map[string]string{"0001-greet.diff": patchGreet})
+	first := filepath.Join(f.root, "patches/dup/0001-greet.diff")
+	must(t, os.Symlink("0001-greet.diff", filepath.Join(f.root, "patches/dup/0002-greet-again.diff")))
+	code, stdout, stderr := f.run(t, "obsolete-check", "dup", "--write")
+	if code != 2 {
+		t.Fatalf("exit = %d, want 2\n%s%s", code, stdout, stderr)
+	}
+	for _, want := range []string{
+		"patches/dup/0002-greet-again.diff: the file changed since it was read",
+		"already written: patches/dup/0001-greet.diff (Applied-Upstream: v1.1.0)",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr = %q, want it to say %q", stderr, want)
+		}
+	}
+	if got, _ := os.ReadFile(first); !strings.Contains(string(got), "Applied-Upstream: v1.1.0\n") {
+		t.Errorf("first patch =\n%s\nwant it written", got)
+	}
+}

@@ -1,0 +1,221 @@
+package obsolete
+
+import (
+	"github.com/patchkit/patchkit/internal/apply"
+)
+
+// Predicates for introducer: what must hold at a commit's tree.
+const (
+	predReverse = "reverse" // the patch reverse-applies
+	predLines   = "lines"   // SupersededShare of its changed lines are upstream
+	predCarried = "carried" // every unit is there (reverse-applies, or by its lines)
+	predUnit    = "unit"    // unit k is there (with predKey.unit)
+)
+
+type predKey struct {
+	patch, commit, unit int
+	kind                string
+}
+
+// introducer finds the upstream commit that brought patch i's change into
+// ref: among the range commits that ref reaches and that touch the patch's
+// files, oldest first, the last one at which the predicate turned true
+// (and stayed true). nil when none is found. unit names the unit for
+// predUnit.
+func (c *checker) introducer(i int, ref Ref, kind string, unit int) (*commit, error) {
+	reach := c.h.reachable(ref.Commit)
+	var found *commit
+	prev := false
+	for _, idx := range c.h.relevant {
+		if !reach.has(idx) {
+			continue
+		}
+		cm := c.h.commits[idx]
+		if !touches(cm, c.patchPaths[i]) {
+			continue
+		}
+		ok, err := c.predicate(predKey{patch: i, commit: idx, unit: unit, kind: kind})
+		if err != nil {
+			return nil, err
+		}
+		if ok && !prev {
+			found = cm
+		}
+		prev = ok
+	}
+	if !prev {
+		return nil, nil
+	}
+	return found, nil
+}
+
+func touches(cm *commit, paths map[string]bool) bool {
+	for p := range cm.paths {
+		if paths[p] {
+			return true
+		}
+	}
+	return false
+}
+
+// predicate reports, memoized, whether k holds at the tree of commit
+// k.commit, for patch k.patch alone.
+func (c *checker) predicate(k predKey) (bool, error) {
+	if v, ok := c.pred[k]; ok {
+		return v, nil
+	}
+	src, err := c.cache.Source(c.h.commits[k.commit].id)
+	if err != nil {
+		return false, err
+	}
+	var v bool
+	switch k.kind {
+	case predReverse:
+		r := apply.New(src, apply.WithReverse(), noWS).Apply(c.patches[k.patch])
+		if r.Err != nil {
+			return false, r.Err
+		}
+		v = r.Status == apply.StatusApplied
+	case predCarried, predUnit:
+		us := c.unitsOf(k.patch)
+		v = len(us) > 0
+		for n, u := range us {
+			if k.kind == predUnit && n != k.unit {
+				continue
+			}
+			via, err := c.unitThere(u, src)
+			if err != nil {
+				return false, err
+			}
+			if via == "" {
+				v = false
+				break
+			}
+		}
+	default:
+		lm, err := c.lineShare(k.patch, src)
+		if err != nil {
+			return false, err
+		}
+		v = supersedes(lm)
+	}
+	c.pred[k] = v
+	return v, nil
+}
+
+// result adds the commit evidence of ref to a verdict. A verdict that rests
+// on lines (a hunk there by its lines, or the share of changed lines) holds
+// only when a commit of the ref that landed them is found; else those hunks
+// count as not there.
+func (c *checker) result(ref Ref, i int, v verdict, hit *commit) (Result, error) {
+	r := Result{
+		Ref: ref.Name, Status: v.status, Via: v.via,
+		Offsets: v.offsets, Hunks: append([]Hunk(nil), v.hunks...), AddedLines: v.lines, Conflict: v.conflict,
+	}
+	var cm *commit
+	var err error
+	switch {
+	case v.status == StatusPresent && v.via == ViaCarried:
+		cm, err = c.carriedBy(&r, i, ref, v)
+	case v.status == StatusPartial:
+		err = c.checkPartial(&r, i, ref, v)
+	case v.status == StatusPresent:
+		cm, err = c.presentBy(i, ref, hit)
+	case v.status == StatusSuperseded:
+		if cm, err = c.introducer(i, ref, predLines, 0); err == nil && cm == nil {
+			r.Status, r.Via = StatusConflict, ViaApply
+		}
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	if cm != nil {
+		r.Commit, r.Subject = cm.id, cm.subject
+	}
+	if r.Status == StatusConflict {
+		r.Offsets = nil
+	}
+	r.Evidence = evidence(r, hit != nil)
+	return r, nil
+}
+
+// presentBy names the commit that brought a present patch: the patch-id
+// commit, else the one after which it reverse-applies, else the one after
+// which its changed lines are there.
+func (c *checker) presentBy(i int, ref Ref, hit *commit) (*commit, error) {
+	if hit != nil {
+		return hit, nil
+	}
+	cm, err := c.introducer(i, ref, predReverse, 0)
+	if cm != nil || err != nil {
+		return cm, err
+	}
+	files, err := c.changedFiles(i)
+	if err != nil || len(files) == 0 {
+		return nil, err
+	}
+	return c.introducer(i, ref, predLines, 0)
+}
+
+// carriedBy decides a patch whose every hunk is there, some only by their
+// lines: the commit after which every hunk is there must be in the ref;
+// the patch is present when it reverse-applies at that commit (upstream
+// landed this very change), else superseded. Without that commit, the hunks
+// there by their lines count as not there.
+func (c *checker) carriedBy(r *Result, i int, ref Ref, v verdict) (*commit, error) {
+	cm, err := c.introducer(i, ref, predCarried, 0)
+	if err != nil {
+		return nil, err
+	}
+	if cm == nil {
+		demote(r, v)
+		return nil, nil
+	}
+	same, err := c.predicate(predKey{patch: i, commit: c.h.index[cm.id], kind: predReverse})
+	if err != nil {
+		return nil, err
+	}
+	if !same {
+		r.Status = StatusSuperseded
+	}
+	return cm, nil
+}
+
+// checkPartial requires, for each hunk of a partial patch that is there by
+// its lines, the commit after which it is there; a hunk without one counts
+// as not there.
+func (c *checker) checkPartial(r *Result, i int, ref Ref, v verdict) error {
+	demoted := false
+	for k, h := range r.Hunks {
+		if h.Status != StatusPresent || h.Via != ViaLines {
+			continue
+		}
+		cm, err := c.introducer(i, ref, predUnit, k)
+		if err != nil {
+			return err
+		}
+		if cm == nil {
+			r.Hunks[k].Status, r.Hunks[k].Via = StatusConflict, ""
+			demoted = true
+		}
+	}
+	if demoted && countHunks(r.Hunks, StatusPresent, "") == 0 {
+		r.Status, r.Via, r.Conflict = StatusConflict, ViaApply, v.conflict
+	}
+	return nil
+}
+
+// demote turns the hunks of r there only by their lines into conflicts, and
+// r into partial or conflict accordingly.
+func demote(r *Result, v verdict) {
+	for k := range r.Hunks {
+		if r.Hunks[k].Via == ViaLines {
+			r.Hunks[k].Status, r.Hunks[k].Via = StatusConflict, ""
+		}
+	}
+	if countHunks(r.Hunks, StatusPresent, "") > 0 {
+		r.Status, r.Via = StatusPartial, ViaHunks
+		return
+	}
+	r.Status, r.Via, r.Conflict = StatusConflict, ViaApply, v.conflict
+}

@@ -1,0 +1,153 @@
+package obsolete
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/patchkit/patchkit/internal/apply"
+)
+
+// Short abbreviates a commit id for messages.
+func Short(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
+}
+
+func commitPhrase(r Result) string {
+	if r.Commit == "" {
+		return ""
+	}
+	if r.Subject == "" {
+		return "upstream commit " + Short(r.Commit)
+	}
+	return fmt.Sprintf("upstream commit %s (%q)", Short(r.Commit), r.Subject)
+}
+
+// evidence says in one sentence why r has its status.
+func evidence(r Result, patchID bool) string {
+	cp := commitPhrase(r)
+	switch r.Status {
+	case StatusPresent:
+		switch r.Via {
+		case ViaPatchID:
+			return fmt.Sprintf("%s has the same patch-id and every hunk is still there (%s); the patch does not reverse-apply (upstream's context differs)", cp, hunkVias(r.Hunks))
+		case ViaCarried:
+			return fmt.Sprintf("%s landed it (the patch reverse-applies there), and every hunk is still there (%s)", cp, hunkVias(r.Hunks))
+		case ViaHunks:
+			s := "every hunk reverse-applies on its own"
+			if cp != "" {
+				s += "; " + cp + " brought the change"
+			}
+			return s
+		default:
+			s := "the patch reverse-applies cleanly"
+			switch {
+			case patchID:
+				s += "; " + cp + " has the same patch-id"
+			case cp != "":
+				s += "; " + cp + " brought the change"
+			}
+			return s
+		}
+	case StatusApplies:
+		if moved := offsetList(r.Offsets); moved != "" {
+			return "applies with offsets: " + moved
+		}
+		return "applies cleanly"
+	case StatusPartial:
+		s := "hunks already upstream: " + hunkList(r.Hunks, StatusPresent)
+		if l := hunkList(r.Hunks, StatusApplies); l != "" {
+			s += "; hunks that still apply: " + l
+		}
+		if l := hunkList(r.Hunks, StatusConflict); l != "" {
+			s += "; hunks that need a refresh: " + l
+		}
+		return s
+	case StatusSuperseded:
+		if r.Via == ViaCarried {
+			return fmt.Sprintf("applies in neither direction, but every hunk's change is there (%s); %s landed upstream's own version", hunkVias(r.Hunks), cp)
+		}
+		s := "applies in neither direction, but " + lineMatchPhrase(*r.AddedLines)
+		if cp != "" {
+			s += "; " + cp + " introduced them"
+		}
+		return s
+	case StatusConflict:
+		s := "does not apply"
+		if r.Conflict != nil {
+			s = r.Conflict.Message
+			if r.Conflict.Line > 0 {
+				s += fmt.Sprintf(" (patch line %d)", r.Conflict.Line)
+			}
+		}
+		if l := hunkList(r.Hunks, StatusPresent); l != "" {
+			s += "; already upstream: " + l
+		}
+		if r.AddedLines != nil && r.AddedLines.Present > 0 {
+			s += "; " + lineMatchPhrase(*r.AddedLines)
+		}
+		return s
+	}
+	return ""
+}
+
+// lineMatchPhrase says how many changed lines are upstream.
+func lineMatchPhrase(lm LineMatch) string {
+	if lm.Removed == 0 {
+		return fmt.Sprintf("%d of its %d added lines are upstream", lm.Present, lm.Total)
+	}
+	return fmt.Sprintf("%d of its %d changed lines are upstream (%d of %d added lines there, %d of %d removed lines gone)",
+		lm.Present, lm.Total, lm.Present-lm.Gone, lm.Total-lm.Removed, lm.Gone, lm.Removed)
+}
+
+// hunkList names the hunks with status, comma-separated.
+func hunkList(hs []Hunk, status string) string {
+	var out []string
+	for _, h := range hs {
+		if h.Status == status {
+			out = append(out, hunkName(h))
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// hunkVias says how the present hunks were found.
+func hunkVias(hs []Hunk) string {
+	rev, lines := countHunks(hs, StatusPresent, ViaReverseApply), countHunks(hs, StatusPresent, ViaLines)
+	switch {
+	case lines == 0:
+		return fmt.Sprintf("%d reverse-apply", rev)
+	case rev == 0:
+		return fmt.Sprintf("%d by their lines in their own context", lines)
+	}
+	return fmt.Sprintf("%d reverse-apply, %d by their lines in their own context", rev, lines)
+}
+
+func hunkName(h Hunk) string {
+	if h.Hunk == "" {
+		return fmt.Sprintf("%s (line %d)", h.Path, h.Line)
+	}
+	return fmt.Sprintf("%s %s (line %d)", h.Path, hunkRange(h.Hunk), h.Line)
+}
+
+// hunkRange keeps "@@ -a,b +c,d @@" of a hunk header.
+func hunkRange(h string) string {
+	if len(h) > 2 {
+		if i := strings.Index(h[2:], "@@"); i >= 0 {
+			return h[:i+4]
+		}
+	}
+	return h
+}
+
+func offsetList(hs []apply.HunkResult) string {
+	var moved []string
+	for _, h := range hs {
+		if h.Offset != 0 {
+			moved = append(moved, fmt.Sprintf("%s %s %+d", h.Path, hunkRange(h.Hunk), h.Offset))
+		}
+	}
+	return strings.Join(moved, ", ")
+}
