@@ -34,6 +34,7 @@ func (f *Factory) Format() (report.Format, error) {
 	if err != nil {
 		return "", &UsageError{Err: err}
 	}
+	f.IO.AllowCommands(fm == report.GitHub)
 	return fm, nil
 }
 
