@@ -123,7 +123,7 @@ func WriteAtomic(dir string, base Walker, changes map[string]*File) (err error) 
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return fmt.Errorf("creating %s: %w", parent, err)
 	}
-	tmp, err := os.MkdirTemp(parent, ".patchkit-tree-*")
+	tmp, err := mkdirTemp(parent, ".patchkit-tree-*")
 	if err != nil {
 		return fmt.Errorf("creating temporary tree: %w", err)
 	}

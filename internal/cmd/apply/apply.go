@@ -23,6 +23,8 @@ type Options struct {
 	Check   bool
 	Out     string
 	Ref     string
+	// Force replaces a tree patchkit wrote to --out earlier.
+	Force bool
 }
 
 // DefaultOut is where the patched tree goes without --out, under the root.
@@ -38,12 +40,21 @@ func NewCmdApply(f *cmdutil.Factory, runF func(context.Context, *Options) error)
 pinned upstream ref (or --ref), as one 'git apply --whitespace=error' of the
 glob would. Nothing is written unless the whole series applies; the patched
 tree is then written atomically to --out (default _output/IMAGE/src).
---check writes nothing.`,
+--check writes nothing.
+
+The tree carries a ` + "`" + MarkerFile + "`" + ` file saying patchkit wrote it. --out
+replaces only a new or empty directory, or one patchkit wrote (with --force,
+since it may have been edited since; the default directory needs no
+--force). It never replaces a directory that holds the repository root or the
+cache directory, nor one inside .git or the cache.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Image = args[0]
 			if opts.Check && cmd.Flags().Changed("out") {
 				return &cmdutil.UsageError{Err: errors.New("--check and --out exclude each other")}
+			}
+			if opts.Force && !cmd.Flags().Changed("out") {
+				return &cmdutil.UsageError{Err: errors.New("--force needs --out")}
 			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
@@ -54,6 +65,7 @@ tree is then written atomically to --out (default _output/IMAGE/src).
 	cmd.Flags().BoolVar(&opts.Check, "check", false, "only check that the series applies; write nothing")
 	cmd.Flags().StringVar(&opts.Out, "out", "", "directory to write the patched tree to (replaced atomically)")
 	cmd.Flags().StringVar(&opts.Ref, "ref", "", "apply to this upstream ref instead of the pin")
+	cmd.Flags().BoolVar(&opts.Force, "force", false, "replace the tree patchkit wrote to --out earlier")
 	return cmd
 }
 
@@ -63,7 +75,15 @@ func run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	root := env.Root
+	target := outTarget{Dir: opts.Out, Root: env.Root, CacheDir: env.CacheDir, Explicit: opts.Out != "", Force: opts.Force}
+	if target.Dir == "" {
+		target.Dir = filepath.Join(env.Root, fmt.Sprintf(DefaultOut, opts.Image))
+	}
+	if !opts.Check {
+		if err := target.check(); err != nil {
+			return err
+		}
+	}
 	im, err := pipeline.Prepare(ctx, env, opts.Image, opts.Ref)
 	if err != nil {
 		return err
@@ -83,14 +103,10 @@ func run(ctx context.Context, opts *Options) error {
 		Patches:  res.Patches,
 	}
 	if res.OK && !opts.Check {
-		dir := opts.Out
-		if dir == "" {
-			dir = filepath.Join(root, fmt.Sprintf(DefaultOut, opts.Image))
-		}
-		if err := tree.WriteAtomic(dir, src, res.Changes); err != nil {
+		if err := tree.WriteAtomic(target.Dir, src, withMarker(res.Changes)); err != nil {
 			return fmt.Errorf("writing patched tree: %w", err)
 		}
-		out.Out = dir
+		out.Out = target.Dir
 	}
 	if err := report.RenderApply(f.IO.Out, format, []report.Apply{out}, true); err != nil {
 		return err
