@@ -22,6 +22,7 @@ func Finish(f *Factory, args []string, err error) int {
 	if err == nil || code == ExitFindings {
 		return code
 	}
+	untrusted.AddURL(f.UpstreamURL)
 	msg := untrusted.Error(err)
 	fmt.Fprintln(f.IO.ErrOut, "patchkit: "+msg)
 	format := errorFormat(f.Output, args)

@@ -26,9 +26,10 @@ var (
 	// userinfo is the userinfo of a URL: scheme://user:pass@host.
 	userinfo = regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.-]*://)([^/\s@"'\\]*(?:@[^/\s@"'\\]*)*)@`)
 	// authHeader is an Authorization header, in a dump of headers or a
-	// message that quotes one: the rest of the line is hidden, up to a quote
-	// or a backslash, so that a JSON string holding it stays valid.
-	authHeader = regexp.MustCompile(`(?i)\b((?:proxy-)?authorization["']?\s*[:=]\s*["']?)[^\r\n"\\]+`)
+	// message that quotes one: the rest of the line is hidden, up to a
+	// quote or a backslash (so that a JSON string holding it stays valid) or
+	// an encoded line break (%0A, as in an annotation).
+	authHeader = regexp.MustCompile(`(?i)\b((?:proxy-)?authorization["']?\s*[:=]\s*["']?)(?:[^\r\n"\\%]|%(?:[^0]|0[^aAdD]))+`)
 	// basicCred is a bare "Basic <base64>", hidden when it decodes to user:password.
 	basicCred = regexp.MustCompile(`(?i)\b(basic)(\s+)([A-Za-z0-9+/_-]{4,}={0,2})`)
 	// bearerCred is a bare "Bearer <token>" or "token <token>".

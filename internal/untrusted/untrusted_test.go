@@ -37,6 +37,7 @@ func TestRedact(t *testing.T) {
 		{"authorization basic", "> Authorization: Basic " + b64("alice:hunter2") + "\n> Accept: */*",
 			[]string{b64("alice:hunter2")}, []string{"Authorization: ***", "Accept: */*"}},
 		{"authorization bearer", "authorization: Bearer abc.def.ghi", []string{"abc.def.ghi"}, []string{"authorization: ***"}},
+		{"authorization in an annotation", "x: Authorization: Basic eDp5%25%0Anext line", []string{"eDp5"}, []string{"Authorization: ***%0Anext line"}},
 		{"proxy authorization json", `{"Proxy-Authorization":"Basic eDp5"}`, []string{"eDp5"}, nil},
 		{"bare basic", "sent Basic " + b64("carol:pw") + " to the server", []string{b64("carol:pw")}, []string{"sent Basic *** to the server"}},
 		{"basic word kept", "basic authentication required", nil, []string{"basic authentication required"}},
