@@ -34,7 +34,7 @@ const DefaultOut = "_output/%s/src"
 func NewCmdApply(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{Factory: f}
 	cmd := &cobra.Command{
-		Use:   "apply IMAGE [--check] [--out DIR] [--ref REF]",
+		Use:   "apply IMAGE [--check] [--out DIR [--force]] [--ref REF]",
 		Short: "Apply an image's patch series to its pinned upstream",
 		Long: `Apply every patch of the image's series, in byte-wise name order, to the
 pinned upstream ref (or --ref), as one 'git apply --whitespace=error' of the
