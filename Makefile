@@ -10,7 +10,7 @@ BENCH      ?= .
 BENCHTIME  ?= 3x
 BENCHCOUNT ?= 1
 
-.PHONY: all bin build test bats demo bench lint docs fmt clean
+.PHONY: all bin build test deps bats demo bench lint docs fmt clean
 
 all: bin
 
@@ -34,8 +34,14 @@ image: bin
 	$(BIN) $(PATCHKIT_FLAGS) build $(IMAGE) --push=$(PUSH) --stamp \
 	  $(if $(REGISTRY),--registry $(REGISTRY)) $(if $(IMAGE_TAG),--tag $(IMAGE_TAG))
 
+## deps: the system tools the tests use (hack/install-deps.sh has the list):
+## installed when missing and run as root with apt-get, else named, with the
+## command that installs them.
+deps:
+	@hack/install-deps.sh
+
 ## test: vet, every Go test (parity, hostile, upstream, cmd), then the bats suite.
-test: bin
+test: deps bin
 	$(GO) vet ./...
 	$(GO) test -count=1 $(PKGS)
 	$(MAKE) bats
@@ -47,7 +53,7 @@ $(BATS): tests/bats/package.json tests/bats/package-lock.json
 	touch $@
 
 ## bats: the command-line suite in tests/bats, against bin/patchkit.
-bats: bin $(BATS)
+bats: deps bin $(BATS)
 	$(BATS) tests/bats
 
 ## demo: run the pipeline on the embedded example, offline.

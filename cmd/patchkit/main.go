@@ -4,30 +4,25 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
 
 	"github.com/patchkit/patchkit/internal/cmd/root"
 	"github.com/patchkit/patchkit/internal/cmdutil"
-	"github.com/patchkit/patchkit/internal/diag"
-	"github.com/patchkit/patchkit/internal/report"
 )
 
 func main() {
 	os.Exit(run())
 }
 
+// run executes the command line; cmdutil.Finish prints an error (through
+// untrusted.Text, on stderr and in the output format on stdout) and maps it
+// to the exit code.
 func run() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	io := cmdutil.System()
-	cmd := root.NewCmdRoot(&cmdutil.Factory{IO: io})
-	err := cmd.ExecuteContext(ctx)
-	if err != nil && !errors.Is(err, diag.ErrFindings) {
-		fmt.Fprintln(io.ErrOut, "patchkit: "+report.Redact(err.Error()))
-	}
-	return cmdutil.ExitCode(err)
+	f := &cmdutil.Factory{IO: cmdutil.System()}
+	err := root.NewCmdRoot(f).ExecuteContext(ctx)
+	return cmdutil.Finish(f, os.Args[1:], err)
 }

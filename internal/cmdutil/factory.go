@@ -10,6 +10,7 @@ import (
 	"github.com/patchkit/patchkit/internal/pipeline"
 	"github.com/patchkit/patchkit/internal/report"
 	"github.com/patchkit/patchkit/internal/spec"
+	"github.com/patchkit/patchkit/internal/untrusted"
 	"github.com/patchkit/patchkit/internal/upstream"
 )
 
@@ -34,6 +35,7 @@ func (f *Factory) Format() (report.Format, error) {
 	if err != nil {
 		return "", &UsageError{Err: err}
 	}
+	f.IO.AllowCommands(fm == report.GitHub)
 	return fm, nil
 }
 
@@ -101,6 +103,7 @@ func (f *Factory) Env() (pipeline.Env, error) {
 	if err != nil {
 		return pipeline.Env{}, err
 	}
+	untrusted.AddURL(f.UpstreamURL)
 	return pipeline.Env{Root: root, CacheDir: cacheDir, UpstreamURL: f.UpstreamURL, Offline: f.Offline, Progress: f.IO.Progress()}, nil
 }
 

@@ -7,31 +7,51 @@ import (
 	"os"
 
 	"golang.org/x/term"
+
+	"github.com/patchkit/patchkit/internal/untrusted"
 )
 
 // IOStreams is the one place commands write to. Results go to Out; progress
-// goes to ErrOut only when it is a terminal.
+// goes to ErrOut only when it is a terminal. Both pass every byte through
+// untrusted.Writer: no secret reaches either, and neither carries a workflow
+// command except patchkit's own annotations on Out in the github format.
 type IOStreams struct {
 	In     io.Reader
 	Out    io.Writer
 	ErrOut io.Writer
 
+	out, errOut    *untrusted.Writer
 	outTTY, errTTY bool
 }
 
 // System returns the process's streams, detecting terminals.
 func System() *IOStreams {
-	return &IOStreams{
-		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
-		outTTY: term.IsTerminal(int(os.Stdout.Fd())),
-		errTTY: term.IsTerminal(int(os.Stderr.Fd())),
-	}
+	s := newStreams(os.Stdout, os.Stderr)
+	s.In = os.Stdin
+	s.outTTY = term.IsTerminal(int(os.Stdout.Fd()))
+	s.errTTY = term.IsTerminal(int(os.Stderr.Fd()))
+	return s
 }
 
 // Test returns streams backed by the given writers, neither a terminal.
 func Test(out, errOut io.Writer) *IOStreams {
-	return &IOStreams{In: eofReader{}, Out: out, ErrOut: errOut}
+	s := newStreams(out, errOut)
+	s.In = eofReader{}
+	return s
 }
+
+func newStreams(out, errOut io.Writer) *IOStreams {
+	s := &IOStreams{out: untrusted.NewWriter(out), errOut: untrusted.NewWriter(errOut)}
+	s.Out, s.ErrOut = s.out, s.errOut
+	return s
+}
+
+// AllowCommands lets patchkit's own workflow commands through on Out: the
+// github output format calls it. ErrOut never carries any.
+func (s *IOStreams) AllowCommands(allow bool) { s.out.AllowCommands(allow) }
+
+// OutWritten reports whether anything was written to Out.
+func (s *IOStreams) OutWritten() bool { return s.out.Written() > 0 }
 
 // SetTTY marks stdout and stderr as terminals or not (tests use it).
 func (s *IOStreams) SetTTY(out, err bool) { s.outTTY, s.errTTY = out, err }

@@ -14,6 +14,7 @@ import (
 	"github.com/patchkit/patchkit/internal/diag"
 	"github.com/patchkit/patchkit/internal/series"
 	"github.com/patchkit/patchkit/internal/spec"
+	"github.com/patchkit/patchkit/internal/untrusted"
 	"github.com/patchkit/patchkit/internal/upstream"
 )
 
@@ -95,6 +96,7 @@ func Open(ctx context.Context, env Env, s *spec.Spec, ref string) (*Image, error
 	if env.UpstreamURL != "" {
 		url = env.UpstreamURL
 	}
+	untrusted.AddURL(url) // its credentials never reach output, in any encoding
 	cache, err := upstream.Open(ctx, env.CacheDir, url,
 		upstream.WithOffline(env.Offline),
 		upstream.WithProgress(env.Progress),

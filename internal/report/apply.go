@@ -39,6 +39,9 @@ func RenderApply(w io.Writer, f Format, results []Apply, single bool) error {
 			if r.Patches[j].Errors == nil {
 				r.Patches[j].Errors = []apply.Problem{}
 			}
+			for k := range r.Patches[j].Errors {
+				cleanProblem(&r.Patches[j].Errors[k])
+			}
 		}
 	}
 	switch f {
@@ -50,6 +53,19 @@ func RenderApply(w io.Writer, f Format, results []Apply, single bool) error {
 		return applyGitHub(w, results)
 	default:
 		return applyText(w, results)
+	}
+}
+
+// cleanProblem passes a problem's text through Redact: its expected and
+// actual lines come from the patch and the upstream tree.
+func cleanProblem(e *apply.Problem) {
+	e.Message = Redact(e.Message)
+	e.Hunk = Redact(e.Hunk)
+	for i := range e.Expected {
+		e.Expected[i] = Redact(e.Expected[i])
+	}
+	for i := range e.Actual {
+		e.Actual[i] = Redact(e.Actual[i])
 	}
 }
 

@@ -6,9 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"regexp"
 	"strings"
+
+	"github.com/patchkit/patchkit/internal/untrusted"
 )
 
 // Format is an output format.
@@ -48,26 +48,15 @@ func writeJSON[T any](w io.Writer, items []T, single bool) error {
 	return enc.Encode(items)
 }
 
-var userinfo = regexp.MustCompile(`(?i)([a-z][a-z0-9+.-]*://)[^/@\s]+@`)
+// Redact is untrusted.Text, the one exit for text from servers and
+// subprocesses: it hides credentials in every form and neutralises workflow
+// commands. Renderers pass every message, URL and output field through it.
+func Redact(s string) string { return untrusted.Text(s) }
 
-// SecretEnv lists the environment variables whose values never appear in output.
-var SecretEnv = []string{"GITHUB_TOKEN", "GH_TOKEN", "REGISTRY_PASSWORD", "REGISTRY_TOKEN", "DOCKER_PASSWORD"}
-
-// Redact removes credentials from s: the userinfo of URLs
-// (https://user:token@host becomes https://***@host) and the value of every
-// variable in SecretEnv.
-func Redact(s string) string {
-	s = userinfo.ReplaceAllString(s, "${1}***@")
-	for _, name := range SecretEnv {
-		if v := os.Getenv(name); len(v) >= 4 {
-			s = strings.ReplaceAll(s, v, "***")
-		}
-	}
-	return s
-}
-
-// ghEscape escapes a GitHub workflow command's message.
+// ghEscape escapes a GitHub workflow command's message, after Redact: an
+// annotation never carries a secret nor a command of its own.
 func ghEscape(s string) string {
+	s = Redact(s)
 	s = strings.ReplaceAll(s, "%", "%25")
 	s = strings.ReplaceAll(s, "\r", "%0D")
 	return strings.ReplaceAll(s, "\n", "%0A")
@@ -80,8 +69,9 @@ func ghProp(s string) string {
 	return strings.ReplaceAll(s, ",", "%2C")
 }
 
-// mdCell escapes a markdown table cell.
+// mdCell escapes a markdown table cell, after Redact.
 func mdCell(s string) string {
+	s = Redact(s)
 	s = strings.ReplaceAll(s, "|", "\\|")
 	return strings.ReplaceAll(s, "\n", "<br>")
 }

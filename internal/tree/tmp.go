@@ -50,7 +50,7 @@ func newTmpTree(parent string) (*tmpTree, error) {
 		f.Close()
 	}
 	dir := strings.TrimSuffix(lf.Name(), ".lock")
-	if err := os.Mkdir(dir, 0o700); err != nil {
+	if err := os.Mkdir(dir, 0o755); err != nil { // git checkout's mode, less the umask
 		os.Remove(lf.Name())
 		lf.Close()
 		return nil, fmt.Errorf("creating temporary tree: %w", err)

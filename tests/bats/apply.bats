@@ -21,7 +21,32 @@ setup() {
   git -C "$BATS_TEST_TMPDIR/oracle" -c advice.detachedHead=false checkout -q v1.0.0
   git -C "$BATS_TEST_TMPDIR/oracle" apply --whitespace=error "$ROOT"/patches/greeter/*.diff
   rm -rf "$BATS_TEST_TMPDIR/oracle/.git"
-  run diff -r "$BATS_TEST_TMPDIR/oracle" "$BATS_TEST_TMPDIR/out"
+  # the tree carries patchkit's marker beside what git apply writes
+  [ -f "$BATS_TEST_TMPDIR/out/.patchkit-out" ]
+  run diff -r -x .patchkit-out "$BATS_TEST_TMPDIR/oracle" "$BATS_TEST_TMPDIR/out"
+  assert_success
+}
+
+@test "apply --out never replaces what patchkit did not write" {
+  mkdir -p "$BATS_TEST_TMPDIR/work"
+  echo mine >"$BATS_TEST_TMPDIR/work/notes.txt"
+  run pk apply greeter --out "$BATS_TEST_TMPDIR/work" --force
+  assert_failure 2
+  assert_output --partial "patchkit did not write it"
+  [ "$(cat "$BATS_TEST_TMPDIR/work/notes.txt")" = mine ]
+  run pk apply greeter --out "$ROOT"
+  assert_failure 2
+  assert_output --partial "holds the repository root"
+  [ -f "$ROOT/images/greeter/patchkit.yaml" ]
+  pk -o json apply greeter --out "$ROOT" >"$BATS_TEST_TMPDIR/err.json" 2>/dev/null || true
+  run json_get 'j.exitCode + " " + j.kind' <"$BATS_TEST_TMPDIR/err.json"
+  assert_output "2 usage"
+  run pk apply greeter --out "$BATS_TEST_TMPDIR/new"
+  assert_success
+  run pk apply greeter --out "$BATS_TEST_TMPDIR/new"
+  assert_failure 2
+  assert_output --partial "--force replaces it"
+  run pk apply greeter --out "$BATS_TEST_TMPDIR/new" --force
   assert_success
 }
 

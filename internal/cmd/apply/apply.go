@@ -24,6 +24,8 @@ type Options struct {
 	Check   bool
 	Out     string
 	Ref     string
+	// Force replaces a tree patchkit wrote to --out earlier.
+	Force bool
 }
 
 // DefaultOut is where the patched tree goes without --out, under the root.
@@ -33,18 +35,27 @@ const DefaultOut = "_output/%s/src"
 func NewCmdApply(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{Factory: f}
 	cmd := &cobra.Command{
-		Use:   "apply IMAGE [--check] [--out DIR] [--ref REF]",
+		Use:   "apply IMAGE [--check] [--out DIR [--force]] [--ref REF]",
 		Short: "Apply an image's patch series to its pinned upstream",
 		Long: `Apply every patch of the image's series, in byte-wise name order, to the
 pinned upstream ref (or --ref), as one 'git apply --whitespace=error' of the
 glob would. Nothing is written unless the whole series applies; the patched
 tree is then written atomically to --out (default _output/IMAGE/src).
---check writes nothing.`,
+--check writes nothing.
+
+The tree carries a ` + "`" + MarkerFile + "`" + ` file saying patchkit wrote it. --out
+replaces only a new or empty directory, or one patchkit wrote (with --force,
+since it may have been edited since; the default directory needs no
+--force). It never replaces a directory that holds the repository root or the
+cache directory, nor one inside .git or the cache.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Image = args[0]
 			if opts.Check && cmd.Flags().Changed("out") {
 				return &cmdutil.UsageError{Err: errors.New("--check and --out exclude each other")}
+			}
+			if opts.Force && !cmd.Flags().Changed("out") {
+				return &cmdutil.UsageError{Err: errors.New("--force needs --out")}
 			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
@@ -55,6 +66,7 @@ tree is then written atomically to --out (default _output/IMAGE/src).
 	cmd.Flags().BoolVar(&opts.Check, "check", false, "only check that the series applies; write nothing")
 	cmd.Flags().StringVar(&opts.Out, "out", "", "directory to write the patched tree to (replaced atomically)")
 	cmd.Flags().StringVar(&opts.Ref, "ref", "", "apply to this upstream ref instead of the pin")
+	cmd.Flags().BoolVar(&opts.Force, "force", false, "replace the tree patchkit wrote to --out earlier")
 	return cmd
 }
 
@@ -64,11 +76,20 @@ func run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
+	target := outTarget{Dir: opts.Out, Root: env.Root, CacheDir: env.CacheDir, Explicit: opts.Out != "", Force: opts.Force}
+	if target.Dir == "" {
+		target.Dir = filepath.Join(env.Root, fmt.Sprintf(DefaultOut, opts.Image))
+	}
+	if !opts.Check {
+		if err := target.check(); err != nil {
+			return err
+		}
+	}
 	// A damaged cache is never a verdict on a patch: online it is repaired
 	// and the series applied again; offline it is exit 2.
 	var out report.Apply
 	err = upstream.RetryRepaired(ctx, func() error {
-		out, err = applyImage(ctx, env, opts)
+		out, err = applyImage(ctx, env, opts, target)
 		return err
 	})
 	if err != nil {
@@ -85,7 +106,7 @@ func run(ctx context.Context, opts *Options) error {
 
 // applyImage applies the series and, unless --check, writes the tree. It
 // prints nothing, and closes the cache before it returns.
-func applyImage(ctx context.Context, env pipeline.Env, opts *Options) (report.Apply, error) {
+func applyImage(ctx context.Context, env pipeline.Env, opts *Options, target outTarget) (report.Apply, error) {
 	im, err := pipeline.Prepare(ctx, env, opts.Image, opts.Ref)
 	if err != nil {
 		return report.Apply{}, err
@@ -110,14 +131,10 @@ func applyImage(ctx context.Context, env pipeline.Env, opts *Options) (report.Ap
 		Patches:  res.Patches,
 	}
 	if res.OK && !opts.Check {
-		dir := opts.Out
-		if dir == "" {
-			dir = filepath.Join(env.Root, fmt.Sprintf(DefaultOut, opts.Image))
-		}
-		if err := tree.WriteAtomic(dir, src, res.Changes); err != nil {
+		if err := tree.WriteAtomic(target.Dir, src, withMarker(res.Changes)); err != nil {
 			return report.Apply{}, fmt.Errorf("writing patched tree: %w", err)
 		}
-		out.Out = dir
+		out.Out = target.Dir
 	}
 	return out, nil
 }

@@ -162,7 +162,8 @@ func TestApplyConflictWritesNothing(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
 	os.MkdirAll(out, 0o755)
 	os.WriteFile(filepath.Join(out, "old.txt"), []byte("previous tree\n"), 0o644)
-	code, stdout, _ := f.run(t, "apply", "img", "--ref", "v2", "--out", out, "-o", "json")
+	os.WriteFile(filepath.Join(out, ".patchkit-out"), nil, 0o644) // a tree patchkit wrote
+	code, stdout, _ := f.run(t, "apply", "img", "--ref", "v2", "--out", out, "--force", "-o", "json")
 	if code != 1 {
 		t.Fatalf("exit = %d, want 1\n%s", code, stdout)
 	}

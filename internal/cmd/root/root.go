@@ -28,7 +28,10 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 checks it on pull requests, finds which upstream release made each patch
 obsolete, and builds, pushes and stamps the patched image.
 
-Exit codes: 0 all good; 1 findings; 2 bad invocation or bad input.`,
+Exit codes: 0 all good; 1 findings; 2 bad invocation or bad input. An error
+goes to stderr and, with -o json, github or markdown, to stdout in that format
+(json: {"error","exitCode","kind"}). Credentials never reach the output, and
+text from servers never becomes a CI workflow command.`,
 		Version:       Version,
 		SilenceUsage:  true,
 		SilenceErrors: true,

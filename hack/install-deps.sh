@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# install-deps.sh: the system tools patchkit's tests use, in one list.
+#
+#   hack/install-deps.sh          install what is missing (needs root and apt-get),
+#                                 or say what is missing and how to install it
+#   hack/install-deps.sh --check  only say what is missing (exit 2 if anything is)
+#
+# `make test` runs it first; .ci/run runs it on a fresh Debian 12 machine.
+# The tests use the real parts rather than fakes: buildah (daemonless builds,
+# chroot isolation, vfs storage), Debian's docker-registry (the CNCF
+# distribution registry, started on loopback by the tests), busybox-static
+# (the base image the tests make), setcap/getcap (file capabilities), and
+# npm for bats-core (tests/bats/package-lock.json pins it).
+set -euo pipefail
+
+# One entry per tool: "<command, or absolute path of a file>|<Debian packages>".
+# Add a tool here and both `make test` and .ci/run install it.
+DEPS=(
+  "git|git"
+  "make|make"
+  "npm|nodejs npm"
+  "buildah|buildah"
+  "docker-registry|docker-registry"
+  "/bin/busybox|busybox-static"
+  "getcap|libcap2-bin"
+)
+
+present() {
+  case $1 in
+    /*) [ -x "$1" ] ;;
+    # sbin is not on every user's PATH
+    *) command -v "$1" >/dev/null 2>&1 || [ -x "/usr/sbin/$1" ] || [ -x "/sbin/$1" ] ;;
+  esac
+}
+
+missing_tools=()
+missing_pkgs=()
+for entry in "${DEPS[@]}"; do
+  tool=${entry%%|*}
+  if ! present "$tool"; then
+    missing_tools+=("$tool")
+    read -r -a pkgs <<<"${entry#*|}"
+    missing_pkgs+=("${pkgs[@]}")
+  fi
+done
+
+[ ${#missing_tools[@]} -eq 0 ] && exit 0
+
+say_missing() {
+  echo "patchkit's tests need: ${missing_tools[*]} (Debian packages: ${missing_pkgs[*]})." >&2
+  echo "Install them with:  sudo $0" >&2
+  echo "(or: sudo apt-get install -y ${missing_pkgs[*]})" >&2
+}
+
+if [ "${1:-}" = "--check" ]; then
+  say_missing
+  exit 2
+fi
+if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+  say_missing
+  exit 2
+fi
+echo "installing ${missing_pkgs[*]}" >&2
+apt-get update -qq
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing_pkgs[@]}"
