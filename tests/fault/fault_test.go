@@ -199,8 +199,14 @@ func wantDamaged(t *testing.T, r result, repo, object string) {
 		!strings.Contains(r.stderr, "without --offline") || (object != "" && !strings.Contains(r.stderr, object)) {
 		t.Errorf("offline run on a damaged cache: exit %d, stderr %q; want exit 2, \"cache damaged\", %s, object %s, \"without --offline\"", r.code, r.stderr, repo, object)
 	}
-	if strings.Contains(r.stdout, "FAILED") || strings.Contains(r.stdout, "::error") || strings.Contains(r.stdout, "patches/") {
+	// The error itself may be on stdout (-o json, -o github: one
+	// "::error title=patchkit error::cache damaged ..." line), but nothing may
+	// annotate or judge a patch.
+	if strings.Contains(r.stdout, "FAILED") || strings.Contains(r.stdout, "::error file=") || strings.Contains(r.stdout, "patches/") {
 		t.Errorf("offline run on a damaged cache gave a verdict on a patch:\n%s", r.stdout)
+	}
+	if strings.Contains(r.stdout, "::error") && !strings.Contains(r.stdout, "cache damaged") {
+		t.Errorf("offline run on a damaged cache: the error annotation does not say why:\n%s", r.stdout)
 	}
 }
 
