@@ -155,7 +155,7 @@ func (r *Registry) Publish(ctx context.Context, res *Result, tag string) (*Publi
 	}
 	pctx, cancel := context.WithTimeout(ctx, r.pushTimeout)
 	defer cancel()
-	err = r.retry(pctx, ref, func() error {
+	err = r.retry(pctx, func() error {
 		if res.Image != nil {
 			if err := remote.Write(ref, res.Image, r.options(pctx)...); err != nil {
 				return err
@@ -167,7 +167,7 @@ func (r *Registry) Publish(ctx context.Context, res *Result, tag string) (*Publi
 		if ctx.Err() == nil && pctx.Err() != nil {
 			return nil, fmt.Errorf("pushing %s: no success within the push timeout (%s): %w", ref, r.pushTimeout, err)
 		}
-		return nil, err
+		return nil, fmt.Errorf("pushing %s: %w", ref, err)
 	}
 	return pub, nil
 }
@@ -204,7 +204,7 @@ func (r *Registry) readBack(ctx context.Context, ref name.Tag, want v1.Hash) err
 
 // retry runs push until it succeeds, fails for good, or runs out of
 // attempts, waiting as retryTransport does between tries.
-func (r *Registry) retry(ctx context.Context, ref name.Reference, push func() error) error {
+func (r *Registry) retry(ctx context.Context, push func() error) error {
 	var err error
 	for attempt := 1; ; attempt++ {
 		err = push()
@@ -212,23 +212,23 @@ func (r *Registry) retry(ctx context.Context, ref name.Reference, push func() er
 			return nil
 		}
 		if ctx.Err() != nil {
-			return fmt.Errorf("pushing %s: interrupted: %w", ref, errors.Join(ctx.Err(), err))
+			return fmt.Errorf("interrupted: %w", err)
 		}
 		if !Transient(err) && !uploadLost(err) {
-			return fmt.Errorf("pushing %s: %w", ref, err)
+			return err
 		}
 		if attempt >= r.attempts {
 			break
 		}
-		if err := r.sleep(ctx, backoff(r.backoff, MaxBackoff, attempt)); err != nil {
-			return fmt.Errorf("pushing %s: interrupted: %w", ref, err)
+		if serr := r.sleep(ctx, backoff(r.backoff, MaxBackoff, attempt)); serr != nil {
+			return fmt.Errorf("%w, then interrupted: %w", err, serr)
 		}
 	}
 	hint := ""
 	if errors.Is(err, syscall.ECONNREFUSED) {
 		hint = " (is the registry running, and is the address right?)"
 	}
-	return fmt.Errorf("pushing %s: gave up after %d attempts%s: %w", ref, r.attempts, hint, err)
+	return fmt.Errorf("gave up after %d attempts%s: %w", r.attempts, hint, err)
 }
 
 // Transient reports whether a registry error may go away on its own: a 5xx

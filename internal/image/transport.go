@@ -83,6 +83,7 @@ var _ http.RoundTripper = (*retryTransport)(nil)
 func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	rewindable := req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
 	ctx := req.Context()
+	last := "" // the previous try's failure
 	for n := 1; ; n++ {
 		try := req
 		if n > 1 && req.Body != nil && req.Body != http.NoBody {
@@ -99,6 +100,9 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 		if !transientResponse(resp, err) || !rewindable || n >= t.attempts || ctx.Err() != nil {
+			if err != nil && last != "" && ctx.Err() != nil {
+				err = fmt.Errorf("%s, then %w", last, err)
+			}
 			if err != nil {
 				err = &settled{err}
 			}
@@ -112,12 +116,12 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 			resp.Body.Close()
 		}
-		why := fmt.Sprintf("%s %s: %s", req.Method, req.URL.Redacted(), describe(resp, err))
+		last = fmt.Sprintf("%s %s: %s", req.Method, req.URL.Redacted(), describe(resp, err))
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
-			return nil, &settled{fmt.Errorf("%s, and the push timeout ends before the next try: %w", why, context.DeadlineExceeded)}
+			return nil, &settled{fmt.Errorf("%s, and the push timeout ends before the next try: %w", last, context.DeadlineExceeded)}
 		}
 		if err := t.sleep(ctx, wait); err != nil {
-			return nil, &settled{fmt.Errorf("%s, then %w", why, err)}
+			return nil, &settled{fmt.Errorf("%s, then %w", last, err)}
 		}
 	}
 }
