@@ -73,7 +73,9 @@ with --stamp, write its digest into the spec's stamp targets.
 Builders (--builder or build.builder): buildah and docker build
 build.dockerfile with the patched tree as context; native adds build.files
 to build.base with go-containerregistry, reproducibly; auto takes the first
-available of docker buildx, buildah and native.
+available of docker buildx, buildah and native. docker uses buildx when its
+plugin answers, else the engine's classic builder (DOCKER_BUILDKIT=0; its
+digests are not reproducible).
 
 The image is <registry>/<image.repository>:<tag>. The registry is --registry,
 else $REGISTRY; the tag is --tag, else $IMAGE_TAG, else image.tag. --push
@@ -415,7 +417,9 @@ func renderFindings(f *cmdutil.Factory, format report.Format, out report.Build) 
 
 // chooseBuilder makes the builder named name, or picks one for auto.
 func chooseBuilder(ctx context.Context, builderName string, s *spec.Spec, tmp string, auth authn.Keychain, opts *Options) (image.Builder, error) {
-	docker := func() image.Builder { return image.NewDocker(image.WithDockerTempDir(tmp)) }
+	docker := func(o ...image.DockerOption) image.Builder {
+		return image.NewDocker(append([]image.DockerOption{image.WithDockerTempDir(tmp)}, o...)...)
+	}
 	buildah := func() image.Builder {
 		return image.NewBuildah(append([]image.BuildahOption{image.WithBuildahTempDir(tmp)}, opts.buildahOpts...)...)
 	}
@@ -432,7 +436,7 @@ func chooseBuilder(ctx context.Context, builderName string, s *spec.Spec, tmp st
 		candidates = []image.Builder{native()}
 	default:
 		if s.Build.Dockerfile != "" {
-			candidates = append(candidates, docker(), buildah())
+			candidates = append(candidates, docker(image.WithBuildxOnly()), buildah())
 		}
 		if len(s.Build.Files) > 0 {
 			candidates = append(candidates, native())
