@@ -28,10 +28,11 @@ IMAGE          ?=
 PUSH           ?= $(if $(REGISTRY),1,0)
 PATCHKIT_FLAGS ?=
 .PHONY: image
-## image: gate, build, push (PUSH=1, to $$REGISTRY) and stamp IMAGE; IMAGE_TAG overrides the tag.
+## image: gate, build, push (PUSH=1|true|yes, to $$REGISTRY) and stamp IMAGE; IMAGE_TAG overrides the tag.
+## PUSH empty, 0 or anything else: no push (the image goes to _output/IMAGE/oci).
 image: bin
 	@test -n "$(IMAGE)" || { echo "usage: make image IMAGE=<name> [REGISTRY=...] [IMAGE_TAG=...] [PUSH=0|1]" >&2; exit 2; }
-	$(BIN) $(PATCHKIT_FLAGS) build $(IMAGE) --push=$(PUSH) --stamp \
+	$(BIN) $(PATCHKIT_FLAGS) build $(IMAGE) $(if $(filter 1 true yes,$(PUSH)),--push) --stamp \
 	  $(if $(REGISTRY),--registry $(REGISTRY)) $(if $(IMAGE_TAG),--tag $(IMAGE_TAG))
 
 ## deps: the system tools the tests use (hack/install-deps.sh has the list):

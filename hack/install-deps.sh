@@ -23,6 +23,9 @@ DEPS=(
   "docker-registry|docker-registry"
   "/bin/busybox|busybox-static"
   "getcap|libcap2-bin"
+  # dockerd (with containerd and runc): the docker builder's tests start an
+  # engine of their own on a private socket (classic builder, vfs storage).
+  "dockerd|docker.io"
 )
 
 present() {

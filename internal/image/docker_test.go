@@ -61,7 +61,7 @@ func TestDockerPush(t *testing.T) {
 	if res.Digest.String() != digest || res.Pushed != "r.example/x:v1" || res.Image != nil {
 		t.Errorf("Build() = %+v, want digest %s pushed to r.example/x:v1", res, digest)
 	}
-	c := calls[0]
+	c := calls[len(calls)-1] // after Available's buildx inspect
 	want := []string{"buildx", "build", "--builder", "ci", "--file", "/repo/images/x/Dockerfile", "--metadata-file"}
 	if c.name != "docker" || !slices.Equal(c.args[:len(want)], want) {
 		t.Errorf("docker args = %q, want them to start with %q", c.args, want)
@@ -86,6 +86,9 @@ func TestDockerOCIArchive(t *testing.T) {
 	img, _ := random.Image(128, 1)
 	want, _ := img.Digest()
 	fake := func(_ context.Context, _ []string, _ string, args ...string) ([]byte, error) {
+		if slices.Equal(args, []string{"buildx", "inspect"}) {
+			return nil, nil
+		}
 		out := flag(args, "--output")
 		dest := strings.TrimPrefix(out, "type=oci,dest=")
 		dir := t.TempDir()
@@ -155,8 +158,35 @@ func TestDockerErrors(t *testing.T) {
 			}
 		})
 	}
-	if err := NewDocker(withDockerRunner(failing)).Available(context.Background()); err == nil || !strings.Contains(err.Error(), "buildx is not usable") {
-		t.Errorf("Available() = %v, want buildx not usable", err)
+	if err := NewDocker(withDockerRunner(failing)).Available(context.Background()); err == nil || !strings.Contains(err.Error(), "docker is not usable") {
+		t.Errorf("Available() = %v, want docker not usable", err)
+	}
+}
+
+// TestDockerMode: buildx when its builder answers, else the classic
+// builder when the engine answers; a named buildx builder needs buildx.
+func TestDockerMode(t *testing.T) {
+	noBuildx := func(_ context.Context, _ []string, name string, args ...string) ([]byte, error) {
+		if args[0] == "buildx" {
+			return nil, &CmdError{Args: append([]string{name}, args...), Output: "unknown command: docker buildx", Err: &exec.ExitError{}}
+		}
+		return []byte("20.10.24\n"), nil
+	}
+	ok := func(context.Context, []string, string, ...string) ([]byte, error) { return nil, nil }
+	for _, tt := range []struct {
+		name string
+		d    *Docker
+		want string
+	}{
+		{"buildx", NewDocker(withDockerRunner(ok)), DockerBuildx},
+		{"classic", NewDocker(withDockerRunner(noBuildx)), DockerClassic},
+		{"named builder without buildx", NewDocker(withDockerRunner(noBuildx), WithBuildxBuilder("ci")), ""},
+		{"buildx only, without buildx", NewDocker(withDockerRunner(noBuildx), WithBuildxOnly()), ""},
+	} {
+		err := tt.d.Available(context.Background())
+		if tt.d.Mode() != tt.want || (err == nil) != (tt.want != "") {
+			t.Errorf("%s: Available() = %v, Mode() = %q; want %q", tt.name, err, tt.d.Mode(), tt.want)
+		}
 	}
 }
 

@@ -146,3 +146,63 @@ func manifest(t *testing.T, ref string) string {
 	}
 	return string(d.Manifest)
 }
+
+// TestDockerClassicRealEngine builds a Dockerfile with the docker builder
+// against a real dockerd that has no buildx (classic mode, DOCKER_BUILDKIT=0),
+// FROM a busybox base loaded with docker load from an archive buildah made,
+// and pushes the image to the real docker-registry.
+func TestDockerClassicRealEngine(t *testing.T) {
+	dockerd := imagetest.StartDockerd(t)
+	reg := imagetest.StartRegistry(t)
+	bh := imagetest.NewBuildah(t)
+	archive := filepath.Join(t.TempDir(), "busybox.tar")
+	bh.Push(bh.Busybox("localhost/busybox:test"), "docker-archive:"+archive+":localhost/busybox:test")
+	dockerd.Run("load", "--input", archive)
+
+	ctxDir := t.TempDir()
+	os.WriteFile(filepath.Join(ctxDir, "greet.txt"), []byte("hello from the patched tree\n"), 0o644)
+	dockerfile := filepath.Join(t.TempDir(), "Dockerfile")
+	os.WriteFile(dockerfile, []byte("FROM localhost/busybox:test\nRUN echo built > /built\nCOPY greet.txt /greet.txt\n"), 0o644)
+
+	d := image.NewDocker(image.WithDockerHost(dockerd.Host), image.WithDockerTempDir(t.TempDir()))
+	if err := d.Available(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if d.Mode() != image.DockerClassic {
+		t.Fatalf("Mode() = %q, want classic (this machine has no buildx)", d.Mode())
+	}
+	res, err := d.Build(context.Background(), image.Request{
+		ContextDir: ctxDir, Dockerfile: dockerfile, Push: reg.Addr + "/greeter:v1",
+		Annotations: map[string]string{image.AnnotationRevision: "c0ffee"},
+		Labels:      map[string]string{image.AnnotationSource: "https://example.com/greeter.git"},
+	})
+	if err != nil {
+		t.Fatalf("Build() error = %v", err)
+	}
+	defer res.Close()
+	if res.Image == nil || res.Pushed != "" {
+		t.Fatalf("Build() = %+v, want an image for a publisher to push", res)
+	}
+	cf, err := res.Image.ConfigFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cf.Config.Labels[image.AnnotationSource] != "https://example.com/greeter.git" {
+		t.Errorf("labels = %v, want the source", cf.Config.Labels)
+	}
+	pub, err := publishAndCheck(t, reg.Addr+"/greeter", res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := manifest(t, pub.Reference); !strings.Contains(m, `"org.opencontainers.image.revision":"c0ffee"`) {
+		t.Errorf("pushed manifest lacks the revision annotation: %s", m)
+	}
+	// The RUN step ran: /built is in the top layers; the built image left the engine.
+	if out := dockerd.Run("images", "--quiet"); strings.Count(out, "\n") != 0 {
+		t.Errorf("docker images = %q, want only the base", out)
+	}
+	layers, _ := res.Image.Layers()
+	if len(layers) < 3 {
+		t.Errorf("the image has %d layers, want the base's, RUN's and COPY's", len(layers))
+	}
+}

@@ -93,18 +93,72 @@ func TestRegistryRetries5xx(t *testing.T) {
 	}
 }
 
+// TestRegistryGivesUp: a registry that answers 503 to everything gets each
+// request tried 3 times and the push 3 times, with waits that double from
+// the first, and the error says so.
 func TestRegistryGivesUp(t *testing.T) {
 	h, seen := flaky(1000, http.NotFoundHandler())
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 	host := strings.TrimPrefix(srv.URL, "http://")
-	r, _ := NewRegistry(host+"/greeter", WithRetry(3, time.Millisecond), WithAuth(authn.Anonymous))
+	var waits []time.Duration
+	rec := func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }
+	r, _ := NewRegistry(host+"/greeter", WithRetry(3, time.Second), WithAuth(authn.Anonymous), withSleep(rec))
 	_, err := r.Publish(context.Background(), randomResult(t), "v1")
-	if err == nil || !strings.Contains(err.Error(), "gave up after 3 attempts") {
-		t.Fatalf("Publish() error = %v, want gave up after 3 attempts", err)
+	if err == nil || !strings.Contains(err.Error(), "gave up after 3 attempts") || !strings.Contains(err.Error(), "503") {
+		t.Fatalf("Publish() error = %v, want gave up after 3 attempts, with the 503", err)
 	}
-	if n := seen.Load(); n != 3 {
-		t.Errorf("registry saw %d requests, want one per attempt (3)", n)
+	if n := seen.Load(); n != 9 {
+		t.Errorf("registry saw %d requests, want 3 tries of the ping for each of 3 pushes (9)", n)
+	}
+	s := time.Second
+	want := []time.Duration{s, 2 * s, s, s, 2 * s, 2 * s, s, 2 * s}
+	if fmt.Sprint(waits) != fmt.Sprint(want) {
+		t.Errorf("waits = %v, want %v (each request's, then the push's, doubling)", waits, want)
+	}
+}
+
+// TestRetryWaits: the waits between the tries of one request double from
+// the first up to MaxBackoff, and a Retry-After is honoured up to it.
+func TestRetryWaits(t *testing.T) {
+	s := time.Second
+	tests := []struct {
+		name       string
+		first      time.Duration
+		retryAfter string
+		want       []time.Duration
+	}{
+		{"doubling", s, "", []time.Duration{s, 2 * s, 4 * s, 8 * s, 16 * s}},
+		{"capped", 10 * s, "", []time.Duration{10 * s, 20 * s, MaxBackoff, MaxBackoff, MaxBackoff}},
+		{"retry-after", s, "7", []time.Duration{7 * s, 7 * s, 7 * s, 7 * s, 7 * s}},
+		{"retry-after capped", s, "3600", []time.Duration{MaxBackoff, MaxBackoff, MaxBackoff, MaxBackoff, MaxBackoff}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var seen atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				seen.Add(1)
+				if tt.retryAfter != "" {
+					w.Header().Set("Retry-After", tt.retryAfter)
+					w.WriteHeader(http.StatusTooManyRequests)
+					return
+				}
+				w.WriteHeader(http.StatusServiceUnavailable)
+			}))
+			defer srv.Close()
+			var waits []time.Duration
+			rt := &retryTransport{inner: http.DefaultTransport, attempts: 6, first: tt.first, limit: MaxBackoff,
+				sleep: func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }}
+			req, _ := http.NewRequest(http.MethodPut, srv.URL+"/v2/x/manifests/v1", strings.NewReader("{}"))
+			resp, err := rt.RoundTrip(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if seen.Load() != 6 || fmt.Sprint(waits) != fmt.Sprint(tt.want) {
+				t.Errorf("%d tries, waits %v; want 6 tries, waits %v", seen.Load(), waits, tt.want)
+			}
+		})
 	}
 }
 
@@ -149,8 +203,8 @@ func TestRegistryCancelledDuringBackoff(t *testing.T) {
 	}
 }
 
-// TestRegistryAlreadyPushed: an image the docker builder pushed is checked
-// with a HEAD, not pushed again.
+// TestRegistryAlreadyPushed: an image the docker builder pushed is read
+// back, not pushed again.
 func TestRegistryAlreadyPushed(t *testing.T) {
 	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
 	defer srv.Close()
@@ -167,8 +221,8 @@ func TestRegistryAlreadyPushed(t *testing.T) {
 	}
 	other := randomResult(t)
 	pushed.Digest = other.Digest
-	if _, err := r.Publish(context.Background(), pushed, "v1"); err == nil || !strings.Contains(err.Error(), "the builder reported") {
-		t.Errorf("Publish(wrong digest) error = %v, want a mismatch", err)
+	if _, err := r.Publish(context.Background(), pushed, "v1"); !errors.Is(err, ErrReadBack) {
+		t.Errorf("Publish(wrong digest) error = %v, want ErrReadBack", err)
 	}
 	if _, err := r.Publish(context.Background(), pushed, "v2"); err == nil || !strings.Contains(err.Error(), "pushed to") {
 		t.Errorf("Publish(other tag) error = %v, want a mismatch", err)

@@ -65,3 +65,25 @@ setup() {
   run cmp "$BATS_TEST_TMPDIR/before.yaml" "$ROOT/images/greeter/values.yaml"
   assert_success
 }
+
+# make_image runs the Makefile's image target on the greeter repo with the
+# built patchkit (-o bin: bin/patchkit is not rebuilt).
+make_image() {
+  make -s -C "$REPO_ROOT" -o bin image IMAGE=greeter BIN="$PATCHKIT" \
+    PATCHKIT_FLAGS="--root $ROOT --cache-dir $CACHE --upstream-url file://$UPSTREAM" "$@"
+}
+
+@test "make image: PUSH= and PUSH=0 build without pushing; PUSH=1 and true push" {
+  for push in "" 0 no; do
+    rm -rf "$ROOT/_output"
+    run make_image PUSH="$push" REGISTRY=
+    assert_success
+    [ -f "$ROOT/_output/greeter/oci/index.json" ]
+  done
+  # with a push and no registry, patchkit refuses: the flag got through
+  for push in 1 true yes; do
+    run make_image PUSH="$push" REGISTRY=
+    assert_failure 2
+    assert_output --partial "--push needs a registry"
+  done
+}

@@ -45,6 +45,11 @@ type Options struct {
 	Push      bool
 	OCILayout string
 	Stamp     bool
+	// RegistryTimeout bounds connecting to the registry and waiting for
+	// each answer's headers; PushTimeout the whole push with its retries
+	// and the readback.
+	RegistryTimeout time.Duration
+	PushTimeout     time.Duration
 	// Getenv reads REGISTRY, IMAGE_TAG, SOURCE_DATE_EPOCH and the registry
 	// credentials; os.Getenv by default.
 	Getenv func(string) string
@@ -68,13 +73,20 @@ with --stamp, write its digest into the spec's stamp targets.
 Builders (--builder or build.builder): buildah and docker build
 build.dockerfile with the patched tree as context; native adds build.files
 to build.base with go-containerregistry, reproducibly; auto takes the first
-available of docker buildx, buildah and native.
+available of docker buildx, buildah and native. docker uses buildx when its
+plugin answers, else the engine's classic builder (DOCKER_BUILDKIT=0; its
+digests are not reproducible).
 
 The image is <registry>/<image.repository>:<tag>. The registry is --registry,
 else $REGISTRY; the tag is --tag, else $IMAGE_TAG, else image.tag. --push
 pushes it there (retrying transient registry errors); without --push the
 image goes to an OCI layout, --oci-layout DIR or _output/IMAGE/oci. Both
-are written when both are asked for. Registry credentials come from
+are written when both are asked for. Each registry request must connect and
+answer within --registry-timeout, and is retried when it failed transiently
+(a 408, 429 or 5xx answer, a refused or reset connection, a timeout); the
+whole push, retries included, must end within --push-timeout. The pushed
+manifest is then read back by digest: a registry that does not serve what
+it acknowledged fails the build. --offline refuses --push. Registry credentials come from
 $REGISTRY_USERNAME and $REGISTRY_PASSWORD, else the docker and podman
 config files; they are never printed.
 
@@ -88,12 +100,18 @@ written only after the image is published: a failed or interrupted build
 leaves the values files untouched.
 
 Exit codes: 0 built; 1 the series does not apply or the gate failed; 2 bad
-input, or the build or push failed.`,
+input, or the build, the push or its readback failed (nothing stamped).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Image = args[0]
 			if opts.Builder != "" && !oneOf(opts.Builder, "auto", "buildah", "docker", "native") {
 				return &cmdutil.UsageError{Err: fmt.Errorf("--builder %q: want auto, buildah, docker or native", opts.Builder)}
+			}
+			if opts.RegistryTimeout <= 0 || opts.PushTimeout <= 0 {
+				return &cmdutil.UsageError{Err: errors.New("--registry-timeout and --push-timeout must be positive")}
+			}
+			if opts.Push && f.Offline {
+				return &cmdutil.UsageError{Err: errors.New("--offline forbids the network, and --push needs the registry: drop one of them")}
 			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
@@ -108,6 +126,8 @@ input, or the build or push failed.`,
 	fl.BoolVar(&opts.Push, "push", false, "push the image to the registry")
 	fl.StringVar(&opts.OCILayout, "oci-layout", "", "write the image into this OCI layout directory (default without --push: _output/IMAGE/oci)")
 	fl.BoolVar(&opts.Stamp, "stamp", false, "write the digest into the spec's stamp targets")
+	fl.DurationVar(&opts.RegistryTimeout, "registry-timeout", image.DefaultRequestTimeout, "limit on connecting to the registry and on waiting for each answer")
+	fl.DurationVar(&opts.PushTimeout, "push-timeout", image.DefaultPushTimeout, "limit on the whole push, its retries and readback included")
 	return cmd
 }
 
@@ -291,6 +311,9 @@ func run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
+	if f.Offline && b.Name() == "native" && req.Base != "" && req.Base != "scratch" && !strings.HasPrefix(req.Base, "oci:") {
+		return &cmdutil.UsageError{Err: fmt.Errorf("--offline forbids the network, and build.base %s is in a registry: use scratch or oci:<dir>", req.Base)}
+	}
 	if opts.Push && b.Name() == "docker" {
 		req.Push = target.Repo() + ":" + target.Tag
 	}
@@ -368,7 +391,9 @@ func request(root string, s *spec.Spec, im *pipeline.Image, ctxDir string, creat
 func publishers(root string, target Target, auth authn.Keychain, opts *Options) (_ image.Publisher, layoutDir string, _ error) {
 	var pubs []image.Publisher
 	if opts.Push {
-		reg, err := image.NewRegistry(target.Repo(), append([]image.RegistryOption{image.WithKeychain(auth)}, opts.registryOpts...)...)
+		reg, err := image.NewRegistry(target.Repo(), append([]image.RegistryOption{
+			image.WithKeychain(auth), image.WithTimeouts(opts.RegistryTimeout, opts.PushTimeout),
+		}, opts.registryOpts...)...)
 		if err != nil {
 			return nil, "", &cmdutil.UsageError{Err: err}
 		}
@@ -398,7 +423,9 @@ func renderFindings(f *cmdutil.Factory, format report.Format, out report.Build) 
 
 // chooseBuilder makes the builder named name, or picks one for auto.
 func chooseBuilder(ctx context.Context, builderName string, s *spec.Spec, tmp string, auth authn.Keychain, opts *Options) (image.Builder, error) {
-	docker := func() image.Builder { return image.NewDocker(image.WithDockerTempDir(tmp)) }
+	docker := func(o ...image.DockerOption) image.Builder {
+		return image.NewDocker(append([]image.DockerOption{image.WithDockerTempDir(tmp)}, o...)...)
+	}
 	buildah := func() image.Builder {
 		return image.NewBuildah(append([]image.BuildahOption{image.WithBuildahTempDir(tmp)}, opts.buildahOpts...)...)
 	}
@@ -415,7 +442,7 @@ func chooseBuilder(ctx context.Context, builderName string, s *spec.Spec, tmp st
 		candidates = []image.Builder{native()}
 	default:
 		if s.Build.Dockerfile != "" {
-			candidates = append(candidates, docker(), buildah())
+			candidates = append(candidates, docker(image.WithBuildxOnly()), buildah())
 		}
 		if len(s.Build.Files) > 0 {
 			candidates = append(candidates, native())

@@ -40,8 +40,14 @@ type result struct {
 // runBuild runs `patchkit build` in root against the upstream at url.
 func runBuild(t *testing.T, ctx context.Context, root, url string, e env, setup func(*Options), args ...string) result {
 	t.Helper()
+	return runBuildOffline(t, ctx, false, root, url, e, setup, args...)
+}
+
+// runBuildOffline is runBuild with the global --offline given or not.
+func runBuildOffline(t *testing.T, ctx context.Context, offline bool, root, url string, e env, setup func(*Options), args ...string) result {
+	t.Helper()
 	var out, errOut bytes.Buffer
-	f := &cmdutil.Factory{IO: cmdutil.Test(&out, &errOut), Root: root, CacheDir: filepath.Join(root, ".cache"), UpstreamURL: url, Output: "json"}
+	f := &cmdutil.Factory{IO: cmdutil.Test(&out, &errOut), Root: root, CacheDir: filepath.Join(root, ".cache"), UpstreamURL: url, Output: "json", Offline: offline}
 	cmd := NewCmdBuild(f, func(ctx context.Context, o *Options) error {
 		o.Getenv = e.get
 		o.registryOpts = append(o.registryOpts, image.WithRetry(3, 10*time.Millisecond))
@@ -367,3 +373,98 @@ func TestInterruptedBuild(t *testing.T) {
 type writerFunc func([]byte)
 
 func (w writerFunc) Write(p []byte) (int, error) { w(p); return len(p), nil }
+
+// TestOfflineRefusesPush: --offline means no network, so --push is refused
+// before anything is built, and a registry base for the native builder too.
+func TestOfflineRefusesPush(t *testing.T) {
+	reg := imagetest.StartRegistry(t)
+	root, up := gatetest.NativeGreeter(t)
+	before := values(t, root)
+	r := runBuildOffline(t, context.Background(), true, root, up, env{}, nil, "greeter", "--push", "--registry", reg.Addr, "--stamp")
+	if r.code != 2 || r.err == nil || !strings.Contains(r.err.Error(), "--offline forbids the network") {
+		t.Fatalf("--offline build --push = exit %d, %v; want exit 2 naming --offline", r.code, r.err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "_output")); !errors.Is(err, os.ErrNotExist) {
+		t.Error("--offline build --push still built the image")
+	}
+	if values(t, root) != before {
+		t.Error("values.yaml changed")
+	}
+	if _, err := image.Fetch(context.Background(), reg.Addr+"/greeter:v1.0.0"); err == nil {
+		t.Error("--offline build --push pushed the image")
+	}
+	gatetest.SetBuild(t, root, "  builder: native\n  base: "+reg.Addr+"/busybox:test\n"+gatetest.NativeFiles)
+	// Fill the upstream cache online first: --offline reads it.
+	r = runBuild(t, context.Background(), root, up, env{}, nil, "greeter", "--builder", "native", "--oci-layout", t.TempDir())
+	if r.code != 2 || !strings.Contains(r.err.Error(), "busybox:test") {
+		t.Fatalf("build with a base the registry lacks = exit %d, %v; want exit 2 naming it", r.code, r.err)
+	}
+	r = runBuildOffline(t, context.Background(), true, root, up, env{}, nil, "greeter")
+	if r.code != 2 || r.err == nil || !strings.Contains(r.err.Error(), "is in a registry") {
+		t.Errorf("--offline build with a registry base = exit %d, %v; want exit 2", r.code, r.err)
+	}
+}
+
+// TestPushFaults runs build --push --stamp through a proxy in front of the
+// real docker-registry that injects a fault: what can be survived is
+// pushed and stamped with the digest the registry serves; what cannot
+// fails with exit 2 and leaves the values file byte for byte as it was.
+func TestPushFaults(t *testing.T) {
+	tests := []struct {
+		name   string
+		fault  imagetest.Fault
+		ok     bool
+		errHas string
+	}{
+		{"503 twice to every request", imagetest.Unavailable, true, ""},
+		{"reset connections", imagetest.Reset, true, ""},
+		{"never answers", imagetest.Hang, false, "within the push timeout (6s)"},
+		{"201 to a manifest it drops", imagetest.LieManifest, false, "does not serve the pushed image"},
+	}
+	reg := imagetest.StartRegistry(t)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			proxy := imagetest.StartProxy(t, reg.Addr, tt.fault)
+			root, up := gatetest.NativeGreeter(t)
+			before := values(t, root)
+			// The push timeout ends the push that cannot succeed, and is a
+			// hang guard where it should.
+			push := "2m"
+			if tt.fault == imagetest.Hang {
+				push = "6s"
+			}
+			// A path of its own in the shared registry, which already
+			// holds the same (reproducible) image under other paths.
+			path := "/" + strings.ReplaceAll(tt.name, " ", "-")
+			r := runBuild(t, context.Background(), root, up, env{"REGISTRY_PASSWORD": "s3cret-pass", "REGISTRY_USERNAME": "ci"}, nil,
+				"greeter", "--push", "--registry", proxy.Addr+path, "--stamp", "--registry-timeout", "2s", "--push-timeout", push)
+			requests, injected := proxy.Counts()
+			t.Logf("%s: %d requests, %d faults injected, exit %d, %v", tt.name, requests, injected, r.code, r.err)
+			if injected == 0 {
+				t.Error("the proxy injected no fault")
+			}
+			got, ferr := image.Fetch(context.Background(), reg.Addr+path+"/greeter:v1.0.0")
+			if !tt.ok {
+				if r.code != 2 || r.err == nil || !strings.Contains(r.err.Error(), tt.errHas) {
+					t.Errorf("build --push = exit %d, %v; want exit 2 saying %q", r.code, r.err, tt.errHas)
+				}
+				if r.err != nil && strings.Contains(r.err.Error(), "s3cret-pass") {
+					t.Errorf("the error shows the registry password: %v", r.err)
+				}
+				if values(t, root) != before {
+					t.Errorf("values.yaml changed although the push failed:\n%s", values(t, root))
+				}
+				if ferr == nil {
+					t.Errorf("the registry holds greeter:v1.0.0 = %s after a failed push", got)
+				}
+				return
+			}
+			if r.code != 0 {
+				t.Fatalf("build --push = exit %d, %v; want it to survive the faults", r.code, r.err)
+			}
+			if ferr != nil || !strings.Contains(values(t, root), "tag: v1.0.0@"+got.String()) {
+				t.Errorf("registry has %s (%v); values.yaml =\n%s", got, ferr, values(t, root))
+			}
+		})
+	}
+}
