@@ -154,12 +154,15 @@ func (g *Gate) Run(ctx context.Context, src Source, changes map[string]*tree.Fil
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	env := append(os.Environ(), g.env...)
 	args := []string{"test", "-json", "-count=1"}
+	if !setsTrimpath(env) {
+		args = append(args, "-trimpath")
+	}
 	if g.pattern != "" {
 		args = append(args, "-run", g.pattern)
 	}
 	args = append(args, g.pkg)
-	env := append(os.Environ(), g.env...)
 	stdout, stderr, err := g.run(ctx, dir, env, args...)
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return nil, ctxErr
@@ -169,6 +172,32 @@ func (g *Gate) Run(ctx context.Context, src Source, changes map[string]*tree.Fil
 		return nil, fmt.Errorf("running go %s: %w", strings.Join(args, " "), err)
 	}
 	return evaluate(parse(stdout), stderr, err, g.pattern, g.pkg), nil
+}
+
+// setsTrimpath reports whether the GOFLAGS that go will see (the last one in
+// env) already says -trimpath, either way: the user's choice stands.
+//
+// Otherwise the gate adds -trimpath. Each run writes its tree to a fresh
+// directory, and without -trimpath that directory is part of the build
+// cache's key, so every package of the tree would be compiled again in every
+// run. With it, a run compiles only the packages whose files changed (and
+// those that import them). The cost: file names in the test binary are
+// module-relative, so a test that finds its files through runtime.Caller
+// sees "example.com/mod/pkg/x_test.go", not an absolute path.
+func setsTrimpath(env []string) bool {
+	flags := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "GOFLAGS="); ok {
+			flags = v
+		}
+	}
+	for _, f := range strings.Fields(flags) {
+		f = strings.TrimPrefix(strings.TrimPrefix(f, "-"), "-")
+		if f == "trimpath" || strings.HasPrefix(f, "trimpath=") {
+			return true
+		}
+	}
+	return false
 }
 
 // checkInject refuses an injected file whose path runs through a file or

@@ -62,7 +62,7 @@ func TestRunWithFakeRunner(t *testing.T) {
 	if !res.OK || res.Ran != 1 {
 		t.Errorf("Run() = %+v, want a pass", res)
 	}
-	if want := []string{"test", "-json", "-count=1", "-run", "^TestX$", "./pkg"}; !slices.Equal(gotArgs, want) {
+	if want := []string{"test", "-json", "-count=1", "-trimpath", "-run", "^TestX$", "./pkg"}; !slices.Equal(gotArgs, want) {
 		t.Errorf("go args = %q, want %q", gotArgs, want)
 	}
 	if !slices.Contains(gotEnv, "GOPROXY=off") || !slices.Contains(gotEnv, "GOFLAGS=-mod=vendor") || !slices.Contains(gotEnv, "PATH="+os.Getenv("PATH")) {

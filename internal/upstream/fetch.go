@@ -4,13 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"sort"
 	"strings"
 	"time"
 
-	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -143,20 +141,10 @@ func (c *Cache) fetchInto(ctx context.Context, s *store, extra []string, commits
 		}
 	}
 	if !upToDate(s, want) {
-		remote := git.NewRemote(s.st, &config.RemoteConfig{Name: "origin", URLs: []string{c.fetchURL}})
-		var progress io.Writer
-		if c.opts.progress != io.Discard {
-			progress = c.opts.progress
-		}
-		err := remote.FetchContext(ctx, &git.FetchOptions{
-			RefSpecs: specs,
-			Tags:     git.NoTags, // the tags refspec fetches them all
-			Progress: progress,
-			Force:    true,
-		})
-		if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
+		if err := c.gitFetch(ctx, s.path, specs); err != nil {
 			return err
 		}
+		s.st.Reindex()
 	}
 	if headTarget != "" {
 		cur, err := s.st.Reference(plumbing.HEAD)

@@ -270,6 +270,22 @@ func (c *Cache) removeLeftovers() {
 	}
 	removeMatching(c.Path(), "._packed-refs")
 	removeMatching(filepath.Join(c.Path(), "objects", "pack"), "tmp_pack_", "tmp_idx_", "tmp_obj_", "tmp_rev_", "packfile")
+	removeGitLocks(c.Path())
+}
+
+// removeGitLocks removes the lock files a killed git fetch leaves (a ref's
+// .lock, packed-refs.lock, shallow.lock), which would make every later fetch
+// fail.
+func removeGitLocks(repo string) {
+	for _, n := range []string{"packed-refs.lock", "shallow.lock", "HEAD.lock", "config.lock", "index.lock"} {
+		os.Remove(filepath.Join(repo, n))
+	}
+	filepath.WalkDir(filepath.Join(repo, "refs"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(d.Name(), ".lock") {
+			os.Remove(p)
+		}
+		return nil
+	})
 }
 
 // removeMatching removes the files of dir whose names start with a prefix.

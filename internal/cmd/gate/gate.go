@@ -28,7 +28,9 @@ func NewCmdGate(f *cmdutil.Factory, runF func(context.Context, *Options) error) 
 		Use:   "gate IMAGE",
 		Short: "Run the image's regression test and check which patch owns which subtest",
 		Long: `Run the regression test of the image's spec (test.package, test.run) on the
-patched tree, with the test.inject files added: 'go test -json -count=1'. The
+patched tree, with the test.inject files added: 'go test -json -count=1
+-trimpath' (-trimpath unless GOFLAGS already sets it either way, so the build
+cache is shared between runs and only changed packages compile). The
 gate passes only if the named test ran and passed with all its subtests; a
 -run pattern that matches nothing is a failure.
 

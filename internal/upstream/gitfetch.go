@@ -1,0 +1,129 @@
+package upstream
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/go-git/go-git/v5/config"
+)
+
+// gitFetch runs the git CLI's fetch of specs from the upstream into the bare
+// repository at dir. The git CLI streams the pack to disk through index-pack
+// in a few tens of megabytes; go-git's in-process fetch holds far more of it
+// in memory. The refs are forced (the specs start with +), no tags beyond
+// the specs, no FETCH_HEAD, no automatic gc or maintenance, and a shallow
+// upstream's boundary is accepted into the cache's shallow file.
+func (c *Cache) gitFetch(ctx context.Context, dir string, specs []config.RefSpec) error {
+	args := []string{
+		"-c", "gc.auto=0", "-c", "core.logAllRefUpdates=false", "-c", "maintenance.auto=false", "-c", "fetch.writeCommitGraph=false", "-c", "fetch.unpackLimit=1",
+		"--git-dir", dir, "fetch", "--no-tags", "--no-write-fetch-head", "--update-shallow", "--quiet",
+	}
+	if c.opts.progress != io.Discard {
+		args = append(args, "--progress")
+	}
+	fetchURL, authEnv := credentialsOut(c.fetchURL)
+	args = append(args, "--end-of-options", fetchURL)
+	for _, s := range specs {
+		args = append(args, s.String())
+	}
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Env = append(fetchEnv(), authEnv...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = 5 * time.Second
+	var stderr tailBuffer
+	cmd.Stderr = &stderr
+	if c.opts.progress != io.Discard {
+		cmd.Stderr = io.MultiWriter(&stderr, &scrubWriter{w: c.opts.progress, urls: []string{c.url, c.fetchURL}})
+	}
+	if err := cmd.Run(); err != nil {
+		if msg := strings.TrimSpace(stderr.String()); msg != "" {
+			return fmt.Errorf("git fetch: %s: %w", msg, err)
+		}
+		return fmt.Errorf("git fetch: %w", err)
+	}
+	return nil
+}
+
+// credentialsOut moves the user and password of an http(s) URL out of the
+// command line, where other users of the machine could read them, into an
+// Authorization header set through git's environment configuration.
+func credentialsOut(raw string) (string, []string) {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return raw, nil
+	}
+	pass, _ := u.User.Password()
+	basic := base64.StdEncoding.EncodeToString([]byte(u.User.Username() + ":" + pass))
+	u.User = nil
+	return u.String(), []string{
+		"GIT_CONFIG_COUNT=1",
+		"GIT_CONFIG_KEY_0=http.extraHeader",
+		"GIT_CONFIG_VALUE_0=Authorization: Basic " + basic,
+	}
+}
+
+// fetchEnv is GitEnv, keeping the variables that say how to reach the
+// upstream: ssh's command and TLS settings.
+func fetchEnv() []string {
+	env := GitEnv()
+	for _, k := range []string{"GIT_SSH", "GIT_SSH_COMMAND", "GIT_SSH_VARIANT", "GIT_SSL_CAINFO", "GIT_SSL_CAPATH", "GIT_SSL_NO_VERIFY", "GIT_PROXY_COMMAND"} {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}
+
+// tailBuffer keeps the last 4 KiB written to it: enough for git's error
+// lines without holding a long progress stream.
+type tailBuffer struct{ b []byte }
+
+const tailMax = 4 << 10
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.b = append(t.b, p...)
+	if len(t.b) > tailMax {
+		t.b = append(t.b[:0], t.b[len(t.b)-tailMax:]...)
+	}
+	return len(p), nil
+}
+
+// String is the kept text without progress lines (those ending in \r).
+func (t *tailBuffer) String() string {
+	var out []string
+	for _, line := range strings.Split(string(t.b), "\n") {
+		if i := strings.LastIndexByte(line, '\r'); i >= 0 {
+			line = line[i+1:]
+		}
+		if line = strings.TrimSpace(line); line != "" {
+			out = append(out, line)
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
+// scrubWriter removes the urls' credentials from what it passes on.
+type scrubWriter struct {
+	w    io.Writer
+	urls []string
+}
+
+func (s *scrubWriter) Write(p []byte) (int, error) {
+	msg := string(p)
+	for _, u := range s.urls {
+		msg = scrubString(u, msg)
+	}
+	if _, err := io.Copy(s.w, bytes.NewBufferString(msg)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}

@@ -1,0 +1,88 @@
+package upstream
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestStaleGitLocks: a git fetch killed on its own (the OOM killer) leaves
+// its lock files in a cache that still passes the check; the next fetch
+// clears them, instead of failing on "File exists" or cloning afresh.
+func TestStaleGitLocks(t *testing.T) {
+	f := newFixture(t)
+	dir := t.TempDir()
+	c := open(t, dir, f.repo.URL())
+	for _, p := range []string{"refs/tags/v1.3.0.lock", "refs/heads/main.lock", "packed-refs.lock", "shallow.lock"} {
+		writeFile(t, filepath.Join(c.Path(), p), "")
+	}
+	f.repo.Write("README.md", "fourth\n")
+	c4 := f.repo.Commit("fourth")
+	f.repo.Tag("v1.3.0")
+	before, err := os.Stat(c.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+
+	r := open(t, dir, f.repo.URL())
+	if err := r.Ensure(context.Background(), "v1.3.0"); err != nil {
+		t.Fatalf("Ensure(v1.3.0) with stale lock files = %v", err)
+	}
+	if got := resolveOK(t, r, "v1.3.0"); got != c4 {
+		t.Errorf("Resolve(v1.3.0) = %s, want %s", got, c4)
+	}
+	if got := resolveOK(t, r, "HEAD"); got != c4 {
+		t.Errorf("Resolve(HEAD) = %s, want %s (main moved)", got, c4)
+	}
+	fsck(t, r)
+	if after, err := os.Stat(r.Path()); err != nil || !os.SameFile(before, after) {
+		t.Errorf("the cache was cloned afresh (%v): stale lock files should be removed, not repaired", err)
+	}
+}
+
+// TestProgressHidesToken: git's progress and ref lines, passed on to the
+// progress writer, never show the token.
+func TestProgressHidesToken(t *testing.T) {
+	f := newFixture(t)
+	base, _ := httpUpstream(t, f)
+	url := withToken(base, tokenUser, token) + "/git/" + filepath.Base(f.repo.Dir)
+	var progress bytes.Buffer
+	c := open(t, t.TempDir(), url, WithProgress(&progress))
+	if got := resolveOK(t, c, "v1.2.0"); got != f.c3 {
+		t.Errorf("Resolve(v1.2.0) = %s, want %s", got, f.c3)
+	}
+	if progress.Len() == 0 {
+		t.Error("no progress was written")
+	}
+	if strings.Contains(progress.String(), token) {
+		t.Errorf("progress shows the token: %q", progress.String())
+	}
+}
+
+// TestCredentialsOut: an http(s) URL's user and password leave the git
+// command line for an Authorization header; other URLs pass unchanged.
+func TestCredentialsOut(t *testing.T) {
+	tests := []struct{ in, url, header string }{
+		{"https://x-access-token:" + token + "@github.com/o/r", "https://github.com/o/r", "Authorization: Basic eC1hY2Nlc3MtdG9rZW46Z2hzX3MzY3IzdFQwa2VuVmFsdWU="},
+		{"http://" + token + "@127.0.0.1:8/git/r", "http://127.0.0.1:8/git/r", "Authorization: Basic Z2hzX3MzY3IzdFQwa2VuVmFsdWU6"},
+		{"https://github.com/o/r", "https://github.com/o/r", ""},
+		{"ssh://git@github.com/o/r", "ssh://git@github.com/o/r", ""},
+		{"file:///tmp/r", "file:///tmp/r", ""},
+	}
+	for _, tt := range tests {
+		u, env := credentialsOut(tt.in)
+		header := ""
+		for _, kv := range env {
+			if v, ok := strings.CutPrefix(kv, "GIT_CONFIG_VALUE_0="); ok {
+				header = v
+			}
+		}
+		if u != tt.url || header != tt.header || strings.Contains(u, token) {
+			t.Errorf("credentialsOut(%q) = %q, header %q; want %q, %q", tt.in, u, header, tt.url, tt.header)
+		}
+	}
+}
