@@ -96,7 +96,7 @@ func TestLoadErrors(t *testing.T) {
 		{"stamp text with key", base + "stamp:\n  - {file: TAG, kind: text, key: .a}\n", 6, "stamp[0].key: a text target has no key"},
 		{"stamp yaml without key", base + "stamp:\n  - {file: v.yaml, kind: yaml}\n", 6, "stamp[0].key: required"},
 		{"stamp text split", base + "stamp:\n  - {file: TAG, format: split}\n", 6, "stamp[0].format: split writes a mapping"},
-		{"stamp same value twice", base + "stamp:\n  - {file: v.yaml, key: .a.b}\n  - {file: ./v.yaml, key: '.a[\"b\"]'}\n", 7, "stamp[1]: writes the same value as stamp[0]"},
+		{"stamp same value twice", base + "stamp:\n  - {file: images/x/v.yaml, key: .a.b}\n  - {file: ./v.yaml, key: '.a[\"b\"]'}\n", 7, "stamp[1]: writes the same value as stamp[0]"},
 		{"unknown build.files key", base + "build:\n  files:\n    - {from: a, to: /a, owner: root}\n", 7, "build.files[0].owner: unknown key"},
 		{"files from escape", base + "build:\n  files:\n    - {from: ../a, to: /a}\n", 7, "build.files[0].from"},
 		{"files from .git", base + "build:\n  files:\n    - {from: .git/config, to: /a}\n", 7, "inside .git"},
@@ -288,7 +288,7 @@ func TestLoadPatchesMapping(t *testing.T) {
 		{name: "directory with ..", patches: "patches:\n  dir: p\n  directory: charts/../../etc\n", errKey: "patches.directory", errLine: 4},
 		{name: "directory absolute", patches: "patches:\n  dir: p\n  directory: /etc\n", errKey: "patches.directory", errLine: 4},
 		{name: "directory .git", patches: "patches:\n  dir: p\n  directory: .git/hooks\n", errKey: "patches.directory", errLine: 4},
-		{name: "dir leaves the repository", patches: "patches:\n  dir: ../p\n", errKey: "patches.dir", errLine: 3},
+		{name: "dir leaves the repository", patches: "patches:\n  dir: ../../../p\n", errKey: "patches.dir", errLine: 3},
 		{name: "a list", patches: "patches: [p]\n", errKey: "patches", errLine: 2},
 	}
 	for _, c := range cases {
