@@ -25,9 +25,6 @@ const (
 	DefaultBuildMakefile = "Makefile"
 	// DefaultBuildTarget is the build entry's target.
 	DefaultBuildTarget = "build"
-	// StaleWarn and StaleFail say what verify makes of a stale stamp.
-	StaleWarn = "warn"
-	StaleFail = "fail"
 )
 
 // Repo is the repository-level config (.patchkit.yaml at the root). A
@@ -45,8 +42,6 @@ type Repo struct {
 	// Exclude are unit or build directories (paths or globs) that the
 	// matrix never prints: units a dedicated CI job builds.
 	Exclude []string `yaml:"exclude"`
-	// Stamps configures verify's stamp check.
-	Stamps RepoStamps `yaml:"stamps"`
 
 	lines map[string]int
 }
@@ -55,13 +50,6 @@ type Repo struct {
 type BuildEntry struct {
 	Makefile string `yaml:"makefile"`
 	Target   string `yaml:"target"`
-}
-
-// RepoStamps configures the stamp provenance check.
-type RepoStamps struct {
-	// Stale is warn (default) or fail: what verify reports when a stamped
-	// digest was built from another version of the series.
-	Stale string `yaml:"stale"`
 }
 
 // repoSchema prefixes the repository config's keys in allowed.
@@ -154,13 +142,6 @@ func (r *Repo) validate(root string) error {
 				return r.errf(fmt.Sprintf("%s[%d]", key, i), "%v", err)
 			}
 		}
-	}
-	switch r.Stamps.Stale {
-	case "":
-		r.Stamps.Stale = StaleWarn
-	case StaleWarn, StaleFail:
-	default:
-		return r.errf("stamps.stale", "%q is not warn or fail", r.Stamps.Stale)
 	}
 	return nil
 }

@@ -13,18 +13,18 @@ func TestLoadRepo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.File != "" || r.Build.Makefile != "Makefile" || r.Build.Target != "build" || r.Stamps.Stale != StaleWarn {
+	if r.File != "" || r.Build.Makefile != "Makefile" || r.Build.Target != "build" {
 		t.Errorf("LoadRepo(no file) = %+v, want the defaults", r)
 	}
 	if got, want := r.SharedInputs(), []string{"Makefile", ".patchkit.yaml"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("SharedInputs() = %q, want %q", got, want)
 	}
-	write(t, root, map[string]string{RepoFileName: "build: {makefile: ./ci/Makefile, target: images}\nshared: [hack/*.mk, ./go.mod]\nstamps: {stale: fail}\n"})
+	write(t, root, map[string]string{RepoFileName: "build: {makefile: ./ci/Makefile, target: images}\nshared: [hack/*.mk, ./go.mod]\n"})
 	r, err = LoadRepo(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := r.SharedInputs(), []string{"ci/Makefile", ".patchkit.yaml", "hack/*.mk", "go.mod"}; !reflect.DeepEqual(got, want) || r.Build.Target != "images" || r.Stamps.Stale != StaleFail {
+	if got, want := r.SharedInputs(), []string{"ci/Makefile", ".patchkit.yaml", "hack/*.mk", "go.mod"}; !reflect.DeepEqual(got, want) || r.Build.Target != "images" {
 		t.Errorf("LoadRepo() = %+v, shared %q, want %q", r, got, want)
 	}
 
@@ -34,7 +34,7 @@ func TestLoadRepo(t *testing.T) {
 		{"bad glob", "shared:\n  - go.mod\n  - 'hack/[.mk'\n", ".patchkit.yaml:3: shared[1]: bad glob"},
 		{"missing path", "shared: [go.sum]\n", `.patchkit.yaml:1: shared[0]: "go.sum" does not exist`},
 		{"leaves the repo", "exclude: [../x]\n", `.patchkit.yaml:1: exclude[0]: "../x" leaves the repository`},
-		{"stale", "stamps:\n  stale: error\n", `.patchkit.yaml:2: stamps.stale: "error" is not warn or fail`},
+		{"stamps is no key", "stamps:\n  stale: fail\n", ".patchkit.yaml:1: stamps: unknown key (known keys here: build, shared, exclude)"},
 		{"target", "build: {target: 'a b'}\n", `.patchkit.yaml:1: build.target: "a b" is not a Makefile target name`},
 		{"not a mapping", "- a\n", ".patchkit.yaml:1: must be a mapping"},
 	} {

@@ -203,9 +203,8 @@ var allowed = map[string][]string{
 	"image":          {"repository", "tag"},
 	"stamp.[]":       {"file", "kind", "key", "format", "value"},
 	// the repository config, .patchkit.yaml (see repo.go)
-	repoSchema:             {"build", "shared", "exclude", "stamps"},
-	repoSchema + ".build":  {"makefile", "target"},
-	repoSchema + ".stamps": {"stale"},
+	repoSchema:            {"build", "shared", "exclude"},
+	repoSchema + ".build": {"makefile", "target"},
 }
 
 var (
