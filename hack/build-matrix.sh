@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# hack/build-matrix.sh [CHANGED_FILES|FULL]
+# hack/build-matrix.sh [CHANGED_FILES|FULL] [--by build-dir]
 #
 # Print the JSON array of image units a change must build, e.g.
 # ["images/kubeovn"], or []. A CI matrix consumes it:
@@ -9,8 +9,11 @@
 #
 # CHANGED_FILES is a file with one changed path per line (relative to the
 # repository root), or - for stdin. No argument, an empty one, or FULL prints
-# every unit. The units are the `make image IMAGE=<name>` lines of the
-# Makefile's build: target; the rules are `patchkit matrix --help`.
+# every unit. The build lines are the `make image IMAGE=<name>` and
+# `make -C DIR image` lines of the Makefile's build: target (or the entry
+# .patchkit.yaml names); a changed unit that no line builds is exit 1. The
+# rules are `patchkit matrix --help`; further arguments (--by build-dir,
+# which prints the build lines' directories) go to patchkit matrix.
 #
 # patchkit is taken from $PATCHKIT, then bin/patchkit, then PATH; in the
 # patchkit repository itself it is built from source when none is found.
@@ -38,4 +41,4 @@ if [ -z "$pk" ]; then
   pk=$tmp/patchkit
 fi
 
-exec "$pk" --root "$root" matrix "$arg"
+exec "$pk" --root "$root" matrix "$arg" "${@:2}"

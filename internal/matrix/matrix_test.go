@@ -3,11 +3,27 @@ package matrix
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/patchkit/patchkit/internal/spec"
 )
 
-func TestUnits(t *testing.T) {
+func write(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestEntryLines(t *testing.T) {
 	mk := `# units
 VAR := build
 build: deps
@@ -18,6 +34,14 @@ build: deps
 	# make image IMAGE=commented
 	echo make image IMAGE=notmake
 	$(MAKE) image-push IMAGE=nope
+	make -C packages/system/kamaji image
+	$(MAKE) -C packages/apps/http-cache image
+	make --directory=packages/x image PUSH=1
+	make -Cpackages/y image
+	make -C packages/core/installer manifests
+	make -C $(PKG) image
+	make -C packages/z \
+		image
 
 	make image IMAGE=after-blank
 image:
@@ -25,25 +49,227 @@ image:
 build-all:
 	make image IMAGE=wrong-target
 `
-	path := filepath.Join(t.TempDir(), "Makefile")
-	os.WriteFile(path, []byte(mk), 0o644)
-	units, err := Units(path, "Makefile")
+	root := t.TempDir()
+	write(t, root, map[string]string{"Makefile": mk})
+	repo, err := spec.LoadRepo(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var names []string
-	for _, u := range units {
-		names = append(names, u.Name)
+	e, err := ReadEntry(root, repo)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if got, want := strings.Join(names, ","), "alpha,beta,gamma,delta.v2,after-blank"; got != want {
-		t.Errorf("Units() = %s, want %s", got, want)
+	var got []string
+	for _, l := range e.Lines {
+		if l.Image != "" {
+			got = append(got, "IMAGE="+l.Image)
+		} else {
+			got = append(got, "-C "+l.Dir)
+		}
 	}
-	if units[0].Line != 4 {
-		t.Errorf("alpha line = %d, want 4", units[0].Line)
+	want := []string{"IMAGE=alpha", "IMAGE=beta", "IMAGE=gamma", "IMAGE=delta.v2",
+		"-C packages/system/kamaji", "-C packages/apps/http-cache", "-C packages/x", "-C packages/y", "-C packages/z", "IMAGE=after-blank"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("ReadEntry() lines = %q, want %q", got, want)
 	}
-	os.WriteFile(path, []byte("build:\n\tmake image IMAGE=a\n\tmake image IMAGE=a\n"), 0o644)
-	if _, err := Units(path, "Makefile"); err == nil || !strings.Contains(err.Error(), "Makefile:3: image a is listed twice") {
-		t.Errorf("Units(dup) error = %v", err)
+	if e.Lines[0].N != 4 || e.Lines[4].N != 11 {
+		t.Errorf("line numbers = %d, %d, want 4, 11", e.Lines[0].N, e.Lines[4].N)
+	}
+
+	for _, tc := range []struct{ name, mk, want string }{
+		{"image twice", "build:\n\tmake image IMAGE=a\n\tmake image IMAGE=a\n", "Makefile:3: IMAGE=a is built twice by build: (first at line 2)"},
+		{"dir twice", "build:\n\tmake -C p/a image\n\tmake -C p/a/ image\n", "Makefile:3: -C p/a is built twice"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			write(t, root, map[string]string{"Makefile": tc.mk})
+			if _, err := ReadEntry(root, repo); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("ReadEntry() error = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestBuiltBy(t *testing.T) {
+	e := &Entry{Makefile: "Makefile", Exists: true, Lines: []Line{
+		{N: 2, Dir: "packages/system/linstor"},
+		{N: 3, Dir: "packages/system"},
+		{N: 4, Image: "kubeovn"},
+		{N: 5, Image: "packages/extra/images/kilo"},
+	}}
+	for _, tc := range []struct {
+		dir  string
+		want int // line, 0 for none
+	}{
+		{"packages/system/linstor/images/piraeus-server", 2},
+		{"packages/system/linstor/images/linstor-csi", 2},
+		{"packages/system/kamaji/images/kamaji", 3},
+		{"packages/system-x/images/a", 0},
+		{"images/kubeovn", 4},
+		{"packages/system/kubeovn/images/kubeovn", 4},
+		{"packages/extra/images/kilo", 5},
+		{"other/images/kilo", 0},
+	} {
+		u := spec.Unit{Name: filepath.Base(tc.dir), Dir: tc.dir}
+		l, ok := e.BuiltBy(u)
+		if got := map[bool]int{true: l.N}[ok]; got != tc.want {
+			t.Errorf("BuiltBy(%s) = line %d, want %d", tc.dir, got, tc.want)
+		}
+	}
+}
+
+func TestMatch(t *testing.T) {
+	for _, tc := range []struct {
+		pattern, path string
+		want          bool
+	}{
+		{"packages/library", "packages/library/cozy-lib/templates/_x.tpl", true},
+		{"packages/library/", "packages/library/cozy-lib/Chart.yaml", true},
+		{"packages/library", "packages/library-x/a", false},
+		{"hack/*.mk", "hack/common-envs.mk", true},
+		{"hack/*.mk", "hack/sub/x.mk", false},
+		{"go.mod", "go.mod", true},
+		{"go.mod", "sub/go.mod", false},
+		{"./packages/*/seaweedfs/values.yaml", "packages/system/seaweedfs/values.yaml", true},
+		{"packages/*/kamaji", "packages/system/kamaji/images/kamaji/Dockerfile", true},
+	} {
+		if got := Match(tc.pattern, tc.path); got != tc.want {
+			t.Errorf("Match(%q, %q) = %v, want %v", tc.pattern, tc.path, got, tc.want)
+		}
+	}
+}
+
+const kamajiSpec = `upstream:
+  url: https://github.com/clastix/kamaji
+  ref: {makefile-var: KAMAJI_VERSION, makefile: ../../Makefile}
+patches: ./patches
+build: {dockerfile: ./Dockerfile, context: unit}
+stamp:
+  - {file: ../../values.yaml, key: .kamaji.image.tag}
+`
+
+const osSpec = `upstream: {url: https://github.com/x/cosi, ref: v0.2.0}
+patches: ./patches
+inputs: [../../../seaweedfs/values.yaml]
+`
+
+// monorepo writes a repository in cozystack's shape: package directories
+// built by `make -C packages/... image` lines, a shared library chart and
+// build macros declared in .patchkit.yaml, a pin in a package Makefile, a
+// cross-package input, and a patched unit nothing builds.
+func monorepo(t *testing.T) string {
+	root := t.TempDir()
+	write(t, root, map[string]string{
+		".patchkit.yaml": "shared: [packages/library, hack/*.mk, go.mod]\nexclude: [packages/core/installer]\n",
+		"Makefile": "include hack/common-envs.mk\nbuild: build-deps\n" +
+			"\tmake -C packages/apps/http-cache image\n" +
+			"\tmake -C packages/system/kamaji image\n" +
+			"\tmake -C packages/system/objectstorage-controller image\n" +
+			"\tmake -C packages/core/installer image\n" +
+			"\tmake manifests\n",
+		"hack/common-envs.mk":                                                 "REGISTRY ?= ghcr.io/x\n",
+		"hack/other.sh":                                                       "",
+		"go.mod":                                                              "module x\n",
+		"packages/library/cozy-lib/Chart.yaml":                                "name: cozy-lib\n",
+		"packages/apps/http-cache/Makefile":                                   "image:\n\tdocker build .\n",
+		"packages/apps/http-cache/templates/a.yaml":                           "",
+		"packages/system/kamaji/Makefile":                                     "KAMAJI_VERSION ?= 26.3.6-edge\nimage:\n\tdocker buildx build images/kamaji\n",
+		"packages/system/kamaji/values.yaml":                                  "kamaji:\n  image:\n    tag: x\n",
+		"packages/system/kamaji/templates/deploy.yaml":                        "",
+		"packages/system/kamaji/images/kamaji/patchkit.yaml":                  kamajiSpec,
+		"packages/system/kamaji/images/kamaji/Dockerfile":                     "FROM scratch\n",
+		"packages/system/kamaji/images/kamaji/patches/1.diff":                 "",
+		"packages/system/objectstorage-controller/Makefile":                   "image:\n\ttrue\n",
+		"packages/system/objectstorage-controller/images/cosi/patchkit.yaml":  osSpec,
+		"packages/system/objectstorage-controller/images/cosi/patches/1.diff": "",
+		"packages/system/seaweedfs/values.yaml":                               "seaweedfs: {}\n",
+		"packages/system/seaweedfs/templates/a.yaml":                          "",
+		"packages/system/kubeovn/Makefile":                                    "image:\n\ttrue\n",
+		"packages/system/kubeovn/images/kubeovn/patchkit.yaml":                "upstream: {url: https://github.com/kubeovn/kube-ovn, ref: v1.15.10}\npatches: ./patches\n",
+		"packages/system/kubeovn/images/kubeovn/patches/0001-fix.diff":        "",
+		"packages/core/installer/Makefile":                                    "image:\n\ttrue\n",
+		"packages/core/installer/images/inst/patchkit.yaml":                   "upstream: {url: https://github.com/x/inst, ref: v1}\npatches: ./patches\n",
+		"packages/core/installer/images/inst/patches/1.diff":                  "",
+	})
+	return root
+}
+
+func TestSelect(t *testing.T) {
+	root := monorepo(t)
+	repo, err := spec.LoadRepo(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := Load(root, repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const (
+		kamaji = "packages/system/kamaji/images/kamaji"
+		cosi   = "packages/system/objectstorage-controller/images/cosi"
+	)
+	for _, tc := range []struct {
+		name    string
+		changed []string
+		full    bool
+		by      string
+		want    []string
+		unbuilt string // the unit dir reported unbuilt, if any
+	}{
+		{name: "a patch", changed: []string{kamaji + "/patches/1.diff"}, want: []string{kamaji}},
+		{name: "the package Makefile (the pin)", changed: []string{"packages/system/kamaji/Makefile"}, want: []string{kamaji}},
+		{name: "the stamp target", changed: []string{"packages/system/kamaji/values.yaml"}, want: []string{kamaji}},
+		{name: "a chart template selects no unit", changed: []string{"packages/system/kamaji/templates/deploy.yaml"}, want: []string{}},
+		{name: "a chart template selects its build dir", by: ByBuildDir, changed: []string{"packages/system/kamaji/templates/deploy.yaml"}, want: []string{"packages/system/kamaji"}},
+		{name: "a unit by its build dir", by: ByBuildDir, changed: []string{kamaji + "/Dockerfile"}, want: []string{"packages/system/kamaji"}},
+		{name: "a package without a unit, by build dir", by: ByBuildDir, changed: []string{"packages/apps/http-cache/templates/a.yaml"}, want: []string{"packages/apps/http-cache"}},
+		{name: "a cross-package input", changed: []string{"packages/system/seaweedfs/values.yaml"}, want: []string{cosi}},
+		{name: "another file of that package", changed: []string{"packages/system/seaweedfs/templates/a.yaml"}, want: []string{}},
+		{name: "a shared glob", changed: []string{"hack/common-envs.mk"}, want: []string{kamaji, cosi}, unbuilt: "packages/system/kubeovn/images/kubeovn"},
+		{name: "a shared directory, by build dir", by: ByBuildDir, changed: []string{"packages/library/cozy-lib/Chart.yaml"},
+			want: []string{"packages/apps/http-cache", "packages/system/kamaji", "packages/system/objectstorage-controller"}, unbuilt: "packages/system/kubeovn/images/kubeovn"},
+		{name: "the root Makefile is shared", changed: []string{"Makefile"}, want: []string{kamaji, cosi}, unbuilt: "packages/system/kubeovn/images/kubeovn"},
+		{name: "not shared", changed: []string{"hack/other.sh", "README.md"}, want: []string{}},
+		{name: "excluded", changed: []string{"packages/core/installer/images/inst/patches/1.diff"}, want: []string{}},
+		{name: "unbuilt patched unit", changed: []string{"packages/system/kubeovn/images/kubeovn/patches/0001-fix.diff"}, want: []string{}, unbuilt: "packages/system/kubeovn/images/kubeovn"},
+		{name: "stamp records select nothing", changed: []string{"packages/system/kamaji/" + StampRecordName}, want: []string{}},
+		{name: "FULL", full: true, want: []string{kamaji, cosi}, unbuilt: "packages/system/kubeovn/images/kubeovn"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			by := tc.by
+			if by == "" {
+				by = ByUnit
+			}
+			sel := plan.Select(root, tc.changed, tc.full, by)
+			if !reflect.DeepEqual(sel.Paths, tc.want) {
+				t.Errorf("Select(%q).Paths = %q, want %q", tc.changed, sel.Paths, tc.want)
+			}
+			var unbuilt string
+			if len(sel.Unbuilt) > 0 {
+				unbuilt = sel.Unbuilt[0].Unit.Dir
+			}
+			if unbuilt != tc.unbuilt || len(sel.Unbuilt) > 1 {
+				t.Errorf("Select(%q).Unbuilt = %+v, want %q", tc.changed, sel.Unbuilt, tc.unbuilt)
+			}
+		})
+	}
+	sel := plan.Select(root, []string{"packages/system/kubeovn/images/kubeovn/patches/0001-fix.diff"}, false, ByUnit)
+	err = sel.Err(plan.Entry)
+	want := "packages/system/kubeovn/images/kubeovn: selected by packages/system/kubeovn/images/kubeovn/patches/0001-fix.diff, but no line of Makefile's build: target builds it, so CI would never build it: add `make -C packages/system/kubeovn image`"
+	if err == nil || err.Error() != want || !IsUnbuilt(err) {
+		t.Errorf("Err() = %v,\nwant %s", err, want)
+	}
+}
+
+func TestLoadBadInputs(t *testing.T) {
+	root := monorepo(t)
+	write(t, root, map[string]string{"packages/system/objectstorage-controller/images/cosi/patchkit.yaml": strings.Replace(osSpec, "seaweedfs/values.yaml", "seaweedfs/valeus.yaml", 1)})
+	repo, err := spec.LoadRepo(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Load(root, repo)
+	if err == nil || !strings.Contains(err.Error(), "packages/system/objectstorage-controller/images/cosi/patchkit.yaml:3: inputs[0]: \"packages/system/seaweedfs/valeus.yaml\" does not exist") {
+		t.Errorf("Load() error = %v, want the missing input named with file:line:key", err)
 	}
 }
 

@@ -56,6 +56,10 @@ type Spec struct {
 	Build  Build   `yaml:"build"`
 	Image  Image   `yaml:"image"`
 	Stamp  []Stamp `yaml:"stamp,omitempty"`
+	// Inputs are extra paths or globs (path.Match syntax, relative by the
+	// path rule) whose change rebuilds this unit, beyond the ones patchkit
+	// derives (see internal/matrix): a file of another package it reads.
+	Inputs []string `yaml:"inputs,omitempty"`
 
 	lines map[string]int
 }
@@ -187,7 +191,7 @@ func (s *Spec) Line(key string) int { return s.lines[key] }
 
 // allowed lists the keys of each mapping, by key path; "[]" stands for a list element.
 var allowed = map[string][]string{
-	"":               {"upstream", "patches", "test", "build", "image", "stamp"},
+	"":               {"upstream", "patches", "test", "build", "image", "stamp", "inputs"},
 	"upstream":       {"url", "ref", "releases", "branches"},
 	"patches":        {"dir", "strip", "directory", "recount"},
 	"upstream.url":   sourceKeys,
@@ -198,6 +202,9 @@ var allowed = map[string][]string{
 	"build.files.[]": {"from", "to", "mode", "capabilities"},
 	"image":          {"repository", "tag"},
 	"stamp.[]":       {"file", "kind", "key", "format", "value"},
+	// the repository config, .patchkit.yaml (see repo.go)
+	repoSchema:            {"build", "shared", "exclude"},
+	repoSchema + ".build": {"makefile", "target"},
 }
 
 var (
@@ -392,6 +399,9 @@ func (s *Spec) resolvePaths() {
 	for i := range s.Stamp {
 		s.Stamp[i].File = s.Rel(s.Stamp[i].File)
 	}
+	for i := range s.Inputs {
+		s.Inputs[i] = s.Rel(s.Inputs[i])
+	}
 }
 
 func (s *Spec) validate(root string) error {
@@ -489,6 +499,9 @@ func (s *Spec) validate(root string) error {
 		if _, err := name.NewTag("x:" + s.Image.Tag); err != nil || strings.ContainsAny(s.Image.Tag, ":@/") {
 			return s.errf("image.tag", "%q is not a valid tag ([A-Za-z0-9_.-], up to 128 characters)", s.Image.Tag)
 		}
+	}
+	if err := s.validateInputs(root); err != nil {
+		return err
 	}
 	return s.validateStamps(root)
 }

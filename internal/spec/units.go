@@ -28,7 +28,9 @@ type Unit struct {
 func (u Unit) File() string { return path.Join(u.Dir, FileName) }
 
 // Discover returns every image unit under root, sorted by directory: each
-// directory holding a patchkit.yaml, skipping SkipDirs and symlinks.
+// directory holding a patchkit.yaml, skipping SkipDirs, symlinks, and
+// nested repositories: a directory below root holding its own
+// RepoFileName is another repository's root, like a nested Go module.
 func Discover(root string) ([]Unit, error) {
 	var units []Unit
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -41,6 +43,11 @@ func Discover(root string) ([]Unit, error) {
 		if d.IsDir() {
 			if p != root && contains(SkipDirs, d.Name()) {
 				return filepath.SkipDir
+			}
+			if p != root {
+				if _, err := os.Lstat(filepath.Join(p, RepoFileName)); err == nil {
+					return filepath.SkipDir
+				}
 			}
 			return nil
 		}

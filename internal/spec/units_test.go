@@ -127,3 +127,29 @@ func TestPinSources(t *testing.T) {
 		})
 	}
 }
+
+func TestDiscoverSkipsNestedRepositories(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, map[string]string{
+		RepoFileName:                            "",
+		"images/a/patchkit.yaml":                minimal,
+		"examples/demo/" + RepoFileName:         "",
+		"examples/demo/images/b/patchkit.yaml":  minimal,
+		"examples/other/images/c/patchkit.yaml": minimal,
+	})
+	units, err := Discover(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dirs []string
+	for _, u := range units {
+		dirs = append(dirs, u.Dir)
+	}
+	if want := []string{"examples/other/images/c", "images/a"}; !reflect.DeepEqual(dirs, want) {
+		t.Errorf("Discover() = %q, want %q", dirs, want)
+	}
+	// From the nested root, its units are found.
+	if units, err := Discover(filepath.Join(root, "examples/demo")); err != nil || len(units) != 1 || units[0].Dir != "images/b" {
+		t.Errorf("Discover(nested) = %+v, %v", units, err)
+	}
+}

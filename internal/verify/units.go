@@ -1,69 +1,74 @@
 package verify
 
 import (
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/patchkit/patchkit/internal/matrix"
 	"github.com/patchkit/patchkit/internal/spec"
 )
 
-// CheckUnit is the check that an image is built: its spec is a unit of the
-// Makefile's build: target, and every unit there has a spec. An image with
-// a spec that is never built would keep its stamped digest forever.
+// CheckUnit is the check that an image is built: a line of the build entry
+// (the root Makefile's build: target, or what .patchkit.yaml names) builds
+// it, by the rule the matrix uses (matrix.Entry.BuiltBy). An image with a
+// spec that is never built would keep its stamped digest forever.
 const CheckUnit = "unit"
 
-// Units checks the image units of the Makefile at root against the images
-// that have a spec. It returns the unit check of each image in images, and,
-// when all is set (verify was given no IMAGE), a failed Result for every
-// unit of build: that has no spec. A repository without a Makefile gets a
-// warning on each image: nothing lists what CI builds.
+// Units checks the images (IMAGE arguments) against the build entry of
+// root. It returns the unit check of each image, and, when all is set
+// (verify was given no IMAGE), a failed Result for every `make image
+// IMAGE=<x>` line whose x is no unit. A repository without the entry's
+// Makefile gets a warning on each image: nothing lists what CI builds.
 func Units(root string, images []string, all bool) (map[string]Check, []Result, error) {
-	checks := make(map[string]Check, len(images))
-	specFile := func(name string) string {
-		if u, err := spec.Find(root, name); err == nil {
-			return u.File()
-		}
-		return spec.Path(name)
-	}
-	makefile := filepath.Join(root, "Makefile")
-	if _, err := os.Stat(makefile); errors.Is(err, os.ErrNotExist) {
-		for _, name := range images {
-			checks[name] = Check{Patch: specFile(name), Check: CheckUnit, Status: StatusWarn,
-				Message: "no Makefile: nothing lists this image as a unit that CI builds"}
-		}
-		return checks, nil, nil
-	}
-	units, err := matrix.Units(makefile, "Makefile")
+	repo, err := spec.LoadRepo(root)
 	if err != nil {
 		return nil, nil, err
 	}
-	byName := make(map[string]matrix.Unit, len(units))
-	for _, u := range units {
-		byName[u.Name] = u
+	entry, err := matrix.ReadEntry(root, repo)
+	if err != nil {
+		return nil, nil, err
 	}
-	for _, name := range images {
-		if u, ok := byName[name]; ok {
-			checks[name] = Check{Patch: specFile(name), Check: CheckUnit, Status: StatusPass,
-				Message: fmt.Sprintf("built by the Makefile's build: target (Makefile:%d)", u.Line)}
-			continue
+	checks := make(map[string]Check, len(images))
+	for _, arg := range images {
+		u, err := spec.Find(root, arg)
+		if err != nil {
+			return nil, nil, err
 		}
-		checks[name] = Check{Patch: specFile(name), Check: CheckUnit, Status: StatusFail, Line: 1,
-			Message: fmt.Sprintf("%s has a spec, but the Makefile's build: target never builds it, so its stamped digest would silently freeze: add `$(MAKE) image IMAGE=%s` to build:", specFile(name), name)}
+		checks[arg] = unitCheck(root, entry, u)
+	}
+	if !all {
+		return checks, nil, nil
 	}
 	var orphans []Result
-	if all {
-		for _, u := range units {
-			if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(spec.Path(u.Name)))); err == nil {
-				continue
-			}
-			orphans = append(orphans, Result{Image: u.Name, OK: false, Checks: []Check{{
-				Patch: "Makefile", Check: CheckUnit, Status: StatusFail, Line: u.Line,
-				Message: fmt.Sprintf("build: builds image %s, which has no %s", u.Name, spec.Path(u.Name)),
-			}}})
+	for _, l := range entry.Lines {
+		if l.Image == "" {
+			continue // a -C line may build images patchkit does not carry
 		}
+		if _, err := spec.Find(root, l.Image); err == nil {
+			continue
+		}
+		orphans = append(orphans, Result{Image: l.Image, OK: false, Checks: []Check{{
+			Patch: entry.Makefile, Check: CheckUnit, Status: StatusFail, Line: l.N,
+			Message: fmt.Sprintf("%s: builds image %s, which is no unit (no %s, and no unit named %s)", entry.Target, l.Image, spec.Path(l.Image), l.Image),
+		}}})
 	}
 	return checks, orphans, nil
+}
+
+// unitCheck is the unit check of u.
+func unitCheck(root string, entry *matrix.Entry, u spec.Unit) Check {
+	c := Check{Patch: u.File(), Check: CheckUnit}
+	if !entry.Exists {
+		c.Status = StatusWarn
+		c.Message = fmt.Sprintf("no %s: nothing lists this image as a unit that CI builds", entry.Makefile)
+		return c
+	}
+	if l, ok := entry.BuiltBy(u); ok {
+		c.Status = StatusPass
+		c.Message = fmt.Sprintf("built by `%s` (%s)", l.Text, l.Where(entry))
+		return c
+	}
+	c.Status, c.Line = StatusFail, 1
+	c.Message = fmt.Sprintf("%s has a spec, but no line of %s's %s: target builds it, so its stamped digest would silently freeze: add `%s` to %s:",
+		u.File(), entry.Makefile, entry.Target, entry.Want(root, u), entry.Target)
+	return c
 }

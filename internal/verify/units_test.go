@@ -7,13 +7,28 @@ import (
 	"testing"
 )
 
+func writeFiles(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+const unitSpec = "upstream: {url: x, ref: v1}\npatches: p\n"
+
 func TestUnits(t *testing.T) {
 	root := t.TempDir()
-	for _, name := range []string{"built", "orphan"} {
-		os.MkdirAll(filepath.Join(root, "images", name), 0o755)
-		os.WriteFile(filepath.Join(root, "images", name, "patchkit.yaml"), []byte("upstream: {url: x, ref: v1}\npatches: p\n"), 0o644)
-	}
-	os.WriteFile(filepath.Join(root, "Makefile"), []byte("build:\n\t$(MAKE) image IMAGE=built\n\t$(MAKE) image IMAGE=ghost\n"), 0o644)
+	writeFiles(t, root, map[string]string{
+		"images/built/patchkit.yaml":  unitSpec,
+		"images/orphan/patchkit.yaml": unitSpec,
+		"Makefile":                    "build:\n\t$(MAKE) image IMAGE=built\n\t$(MAKE) image IMAGE=ghost\n",
+	})
 
 	checks, orphans, err := Units(root, []string{"built", "orphan"}, true)
 	if err != nil {
@@ -37,5 +52,37 @@ func TestUnits(t *testing.T) {
 	checks, _, err = Units(root, []string{"built"}, true)
 	if err != nil || checks["built"].Status != StatusWarn {
 		t.Errorf("no Makefile: %+v, %v; want a warning", checks["built"], err)
+	}
+}
+
+// TestUnitsMonorepo: make -C lines build every unit under their directory,
+// as the matrix reads them; a -C line of a package without units is no orphan.
+func TestUnitsMonorepo(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		"packages/system/linstor/Makefile":                            "image:\n\ttrue\n",
+		"packages/system/linstor/images/piraeus-server/patchkit.yaml": unitSpec,
+		"packages/system/linstor/images/linstor-csi/patchkit.yaml":    unitSpec,
+		"packages/system/kubeovn/Makefile":                            "image:\n\ttrue\n",
+		"packages/system/kubeovn/images/kubeovn/patchkit.yaml":        unitSpec,
+		".patchkit.yaml": "build: {makefile: ci.mk, target: images}\n",
+		"ci.mk":          "images:\n\tmake -C packages/system/linstor image\n\tmake -C packages/apps/http-cache image\n",
+	})
+	args := []string{"piraeus-server", "linstor-csi", "kubeovn"}
+	checks, orphans, err := Units(root, args, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range args[:2] {
+		if c := checks[a]; c.Status != StatusPass || c.Message != "built by `make -C packages/system/linstor image` (ci.mk:2)" {
+			t.Errorf("%s: %+v, want pass by ci.mk:2", a, c)
+		}
+	}
+	want := "packages/system/kubeovn/images/kubeovn/patchkit.yaml has a spec, but no line of ci.mk's images: target builds it, so its stamped digest would silently freeze: add `make -C packages/system/kubeovn image` to images:"
+	if c := checks["kubeovn"]; c.Status != StatusFail || c.Message != want {
+		t.Errorf("kubeovn: %+v,\nwant %s", c, want)
+	}
+	if len(orphans) != 0 {
+		t.Errorf("orphans = %+v, want none", orphans)
 	}
 }

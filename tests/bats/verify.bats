@@ -49,7 +49,7 @@ setup() {
   sed -i '/IMAGE=greeter/d' "$ROOT/Makefile"
   run pk verify greeter
   assert_failure 1
-  assert_output --partial "never builds it"
+  assert_output --partial "no line of Makefile's build: target builds it"
 }
 
 @test "verify -o github: annotations on the patch line" {

@@ -5,15 +5,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/patchkit/patchkit/internal/cmdutil"
 	"github.com/patchkit/patchkit/internal/diag"
 	"github.com/patchkit/patchkit/internal/matrix"
+	"github.com/patchkit/patchkit/internal/spec"
 )
 
 // Options are the flags and dependencies of `patchkit matrix`.
@@ -21,6 +22,9 @@ type Options struct {
 	Factory *cmdutil.Factory
 	// Changed is a file listing changed paths, "-" for stdin, FULL or "".
 	Changed string
+	// By is how selected units are named: unit (their directories) or
+	// build-dir (the directory of the build line that builds them).
+	By string
 }
 
 // NewCmdMatrix returns the matrix command. runF replaces the run function in tests.
@@ -34,15 +38,30 @@ change must build. CHANGED_FILES is a file with one changed path per line
 (relative to --root), or - for stdin. No argument, an empty one, or FULL
 selects every unit.
 
-The units are the 'make image IMAGE=<name>' lines of the Makefile's build:
-target. A changed file selects a unit when it is under images/<name>/, under
-the unit's patch directory, or a file its spec refers to. A change to a
-shared build input (cmd/, internal/, go.mod, go.sum, the Makefile,
-hack/build-matrix.sh, .github/workflows/) selects every unit.`,
+A changed file selects a unit when it is one of the unit's inputs: its
+directory, its patch directory, its injected tests, its Dockerfile, the
+files its pin is read from, its stamp targets, the paths and globs of its
+spec's inputs: key, and the Makefile of the directory its build line names.
+A change to a shared input (the shared: list of .patchkit.yaml, the build
+entry's Makefile, .patchkit.yaml itself) selects every unit.
+
+The build entry is the build: target of the root Makefile (build.makefile and
+build.target in .patchkit.yaml). Its 'make image IMAGE=<name>' and 'make -C
+DIR image' lines ($(MAKE) too) build the units: a -C line builds every unit
+under DIR. A selected unit that no line builds is an error (exit 1) naming
+the unit and the line to add, never a silent [].
+
+--by build-dir prints the directories of the build lines instead
+(packages/system/kamaji), and selects a -C line's directory also for a change
+to any file under it, patchkit unit or not, as a build-matrix script that
+emits package directories does.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				opts.Changed = args[0]
+			}
+			if opts.By != matrix.ByUnit && opts.By != matrix.ByBuildDir {
+				return &cmdutil.UsageError{Err: fmt.Errorf("--by %q: give unit or build-dir", opts.By)}
 			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
@@ -50,6 +69,7 @@ hack/build-matrix.sh, .github/workflows/) selects every unit.`,
 			return run(cmd.Context(), opts)
 		},
 	}
+	cmd.Flags().StringVar(&opts.By, "by", matrix.ByUnit, "name selected units by their directory (unit) or by their build line's directory (build-dir)")
 	return cmd
 }
 
@@ -59,7 +79,11 @@ func run(_ context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	units, err := matrix.Units(filepath.Join(root, "Makefile"), "Makefile")
+	repo, err := spec.LoadRepo(root)
+	if err != nil {
+		return err
+	}
+	plan, err := matrix.Load(root, repo)
 	if err != nil {
 		return err
 	}
@@ -80,11 +104,13 @@ func run(_ context.Context, opts *Options) error {
 		}
 		changed = matrix.ParseChanged(data)
 	}
-	paths, err := matrix.Select(root, units, changed, full)
-	if err != nil {
-		return err
+	sel := plan.Select(root, changed, full, opts.By)
+	if err := sel.Err(plan.Entry); err != nil {
+		// a finding: main prints no message for it, so say it here
+		fmt.Fprintln(f.IO.ErrOut, "patchkit: "+err.Error())
+		return diag.ErrFindings
 	}
-	out, err := json.Marshal(paths)
+	out, err := json.Marshal(sel.Paths)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,154 @@
+package spec
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/patchkit/patchkit/internal/diag"
+)
+
+// RepoFileName is the repository-level config at the root. It is not named
+// patchkit.yaml: every patchkit.yaml is an image unit.
+const RepoFileName = ".patchkit.yaml"
+
+// Repository config defaults, kept in one place.
+const (
+	// DefaultBuildMakefile holds the build entry.
+	DefaultBuildMakefile = "Makefile"
+	// DefaultBuildTarget is the build entry's target.
+	DefaultBuildTarget = "build"
+)
+
+// Repo is the repository-level config (.patchkit.yaml at the root). A
+// repository without one gets the defaults.
+type Repo struct {
+	// File is RepoFileName when the file exists, else "".
+	File string `yaml:"-"`
+	// Build is the build entry: the Makefile target whose recipe lines
+	// build the image units (`make -C DIR image`, `make image IMAGE=x`).
+	Build BuildEntry `yaml:"build"`
+	// Shared are paths or globs whose change rebuilds every unit (a
+	// library chart, build macros, go.mod). The build entry's Makefile and
+	// this file are always shared.
+	Shared []string `yaml:"shared"`
+	// Exclude are unit or build directories (paths or globs) that the
+	// matrix never prints: units a dedicated CI job builds.
+	Exclude []string `yaml:"exclude"`
+
+	lines map[string]int
+}
+
+// BuildEntry is where the units are built from.
+type BuildEntry struct {
+	Makefile string `yaml:"makefile"`
+	Target   string `yaml:"target"`
+}
+
+// repoSchema prefixes the repository config's keys in allowed.
+const repoSchema = "#repo"
+
+// Line returns the line of key (e.g. "build.target") in the file, or 0.
+func (r *Repo) Line(key string) int { return r.lines[key] }
+
+// LoadRepo reads root's .patchkit.yaml, or returns the defaults when there
+// is none.
+func LoadRepo(root string) (*Repo, error) {
+	f, err := os.Open(filepath.Join(root, RepoFileName))
+	if errors.Is(err, os.ErrNotExist) {
+		r := &Repo{lines: map[string]int{}}
+		return r, r.validate(root)
+	}
+	if err != nil {
+		return nil, &diag.InputError{File: RepoFileName, Msg: "reading the repository config", Err: err}
+	}
+	defer f.Close()
+	return LoadRepoReader(f, root)
+}
+
+// LoadRepoReader decodes the repository config strictly from r and
+// validates it against root.
+func LoadRepoReader(r io.Reader, root string) (*Repo, error) {
+	data, err := io.ReadAll(io.LimitReader(r, 1<<20+1))
+	if err != nil {
+		return nil, &diag.InputError{File: RepoFileName, Msg: "reading the repository config", Err: err}
+	}
+	if len(data) > 1<<20 {
+		return nil, &diag.InputError{File: RepoFileName, Msg: "larger than 1 MiB"}
+	}
+	repo := &Repo{File: RepoFileName, lines: map[string]int{}}
+	var doc yaml.Node
+	if err := yaml.NewDecoder(bytes.NewReader(data)).Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return repo, repo.validate(root) // an empty file: the defaults
+		}
+		return nil, yamlError(RepoFileName, err)
+	}
+	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil, &diag.InputError{File: RepoFileName, Line: doc.Line, Msg: "must be a mapping"}
+	}
+	if err := checkKeys(RepoFileName, doc.Content[0], repoSchema, "", repo.lines); err != nil {
+		return nil, err
+	}
+	if err := doc.Content[0].Decode(repo); err != nil {
+		return nil, yamlError(RepoFileName, err)
+	}
+	return repo, repo.validate(root)
+}
+
+func (r *Repo) errf(key, format string, args ...any) error {
+	line := r.lines[key]
+	if line == 0 {
+		if i := strings.LastIndex(key, "."); i > 0 {
+			line = r.lines[key[:i]]
+		}
+	}
+	return &diag.InputError{File: RepoFileName, Line: line, Key: key, Msg: fmt.Sprintf(format, args...)}
+}
+
+// validate fills in the defaults and checks every key.
+func (r *Repo) validate(root string) error {
+	if r.Build.Makefile == "" {
+		r.Build.Makefile = DefaultBuildMakefile
+	}
+	r.Build.Makefile = path.Clean(strings.TrimPrefix(r.Build.Makefile, "./"))
+	if err := inRepo(root, r.Build.Makefile); err != nil || IsGlob(r.Build.Makefile) {
+		if err == nil {
+			err = fmt.Errorf("%q is a glob: name one Makefile", r.Build.Makefile)
+		}
+		return r.errf("build.makefile", "%v", err)
+	}
+	if r.Build.Target == "" {
+		r.Build.Target = DefaultBuildTarget
+	}
+	if strings.ContainsAny(r.Build.Target, " \t:=#%$") {
+		return r.errf("build.target", "%q is not a Makefile target name", r.Build.Target)
+	}
+	for _, l := range []struct {
+		key  string
+		list []string
+	}{{"shared", r.Shared}, {"exclude", r.Exclude}} {
+		key, list := l.key, l.list
+		for i, p := range list {
+			list[i] = strings.TrimPrefix(p, "./")
+			if err := checkPattern(root, list[i]); err != nil {
+				return r.errf(fmt.Sprintf("%s[%d]", key, i), "%v", err)
+			}
+		}
+	}
+	return nil
+}
+
+// SharedInputs are the patterns whose change rebuilds every unit: Shared,
+// the build entry's Makefile, and this file.
+func (r *Repo) SharedInputs() []string {
+	out := append([]string{r.Build.Makefile, RepoFileName}, r.Shared...)
+	return out
+}
