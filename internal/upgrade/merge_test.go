@@ -25,7 +25,7 @@ func split(s string) []string {
 
 // mergeFile runs `git merge-file -p ours base theirs`: the merged text and
 // whether it was clean.
-func mergeFile(t *testing.T, base, ours, theirs string) (string, bool) {
+func gitMergeFile(t *testing.T, base, ours, theirs string) (string, bool) {
 	t.Helper()
 	dir := t.TempDir()
 	for name, s := range map[string]string{"base": base, "ours": ours, "theirs": theirs} {
@@ -70,7 +70,7 @@ func TestMerge3Cases(t *testing.T) {
 
 func checkMerge(t *testing.T, base, ours, theirs string) {
 	t.Helper()
-	want, wantClean := mergeFile(t, base, ours, theirs)
+	want, wantClean := gitMergeFile(t, base, ours, theirs)
 	got, conflicts := Merge3(split(base), split(ours), split(theirs))
 	if clean := len(conflicts) == 0; clean != wantClean {
 		t.Fatalf("Merge3(%q, %q, %q) clean = %v, git merge-file says %v:\n%s", base, ours, theirs, clean, wantClean, want)
