@@ -10,7 +10,9 @@ import (
 	"github.com/patchkit/patchkit/internal/cmd/gate"
 	"github.com/patchkit/patchkit/internal/cmd/matrix"
 	"github.com/patchkit/patchkit/internal/cmd/obsolete"
+	"github.com/patchkit/patchkit/internal/cmd/refresh"
 	"github.com/patchkit/patchkit/internal/cmd/stamp"
+	"github.com/patchkit/patchkit/internal/cmd/upgrade"
 	"github.com/patchkit/patchkit/internal/cmd/verify"
 	"github.com/patchkit/patchkit/internal/cmdutil"
 )
@@ -52,5 +54,7 @@ Exit codes: 0 all good; 1 findings; 2 bad invocation or bad input.`,
 	cmd.AddCommand(gate.NewCmdGate(f, nil))
 	cmd.AddCommand(build.NewCmdBuild(f, nil))
 	cmd.AddCommand(stamp.NewCmdStamp(f, nil))
+	cmd.AddCommand(upgrade.NewCmdUpgrade(f, nil))
+	cmd.AddCommand(refresh.NewCmdRefresh(f, nil))
 	return cmd
 }
