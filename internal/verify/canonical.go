@@ -12,7 +12,9 @@ import (
 const CheckCanonical = "canonical"
 
 // checkCanonical renders the series canonically at the pin and warns for
-// each patch whose text differs. It is skipped when the series does not
+// each patch whose text differs. Backports (a header that names the
+// upstream commit) and reference files are skipped: they keep upstream's
+// text, which the backport check compares. It is skipped when the series does not
 // apply (the apply check says why).
 func (v *verifier) checkCanonical() error {
 	src, err := v.im.Cache.Source(v.im.Commit)
@@ -38,6 +40,11 @@ func (v *verifier) checkCanonical() error {
 	}
 	for _, e := range v.entries {
 		if e.patch == nil {
+			continue
+		}
+		if e.patch.Header.Origin.Commit != "" || e.patch.Reference != nil {
+			// A backport keeps upstream's text: the backport check compares it.
+			e.set(Check{Check: CheckCanonical, Status: StatusSkip, Message: "a backport keeps the text of its upstream commit"})
 			continue
 		}
 		if changed[e.patch.Path] {

@@ -60,3 +60,35 @@ func TestCanonicalCheck(t *testing.T) {
 		})
 	}
 }
+
+// TestCanonicalCheckSkipsBackports: a patch naming its upstream commit keeps
+// upstream's text.
+func TestCanonicalCheckSkipsBackports(t *testing.T) {
+	up := gittest.New(t)
+	up.Write("a.txt", "a\nb\n")
+	up.Commit("initial")
+	up.Tag("v1.0.0")
+	up.Write("a.txt", "a\nB\n")
+	fix := up.Commit("fix")
+	text := "Subject: fix\nOrigin: upstream, " + fix + "\n\n" + up.Show(fix)
+	root := t.TempDir()
+	for p, s := range map[string]string{
+		"images/img/patchkit.yaml":  "upstream:\n  url: " + up.URL() + "\n  ref: v1.0.0\npatches: patches/img\n",
+		"patches/img/0001-fix.diff": text,
+	} {
+		full := filepath.Join(root, p)
+		os.MkdirAll(filepath.Dir(full), 0o755)
+		if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := Image(context.Background(), pipeline.Env{Root: root, CacheDir: t.TempDir()}, "img")
+	if err != nil {
+		t.Fatalf("Image() = %v", err)
+	}
+	for _, c := range res.Checks {
+		if c.Check == CheckCanonical && c.Status != StatusSkip {
+			t.Errorf("canonical check on a backport = %s: %s, want skip", c.Status, c.Message)
+		}
+	}
+}
