@@ -26,7 +26,7 @@ const (
 )
 
 // Checks lists the check names in report order.
-var Checks = []string{CheckApply, CheckWhitespace, CheckHeader, CheckBackport, CheckAppliedUpstream, CheckTest, CheckUnit, CheckPin, CheckDockerfile}
+var Checks = []string{CheckApply, CheckWhitespace, CheckHeader, CheckBackport, CheckAppliedUpstream, CheckTest, CheckUnit, CheckPin, CheckDockerfile, CheckCanonical}
 
 // The statuses of a check.
 const (
@@ -179,6 +179,9 @@ func (v *verifier) run(ctx context.Context) error {
 		return err
 	}
 	v.checkHeaders()
+	if err := v.checkCanonical(); err != nil {
+		return err
+	}
 	if err := v.checkBackports(ctx); err != nil {
 		return err
 	}

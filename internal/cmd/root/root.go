@@ -11,7 +11,9 @@ import (
 	initcmd "github.com/patchkit/patchkit/internal/cmd/init"
 	"github.com/patchkit/patchkit/internal/cmd/matrix"
 	"github.com/patchkit/patchkit/internal/cmd/obsolete"
+	"github.com/patchkit/patchkit/internal/cmd/refresh"
 	"github.com/patchkit/patchkit/internal/cmd/stamp"
+	"github.com/patchkit/patchkit/internal/cmd/upgrade"
 	"github.com/patchkit/patchkit/internal/cmd/verify"
 	"github.com/patchkit/patchkit/internal/cmdutil"
 )
@@ -57,5 +59,7 @@ text from servers never becomes a CI workflow command.`,
 	cmd.AddCommand(build.NewCmdBuild(f, nil))
 	cmd.AddCommand(stamp.NewCmdStamp(f, nil))
 	cmd.AddCommand(initcmd.NewCmdInit(f, nil))
+	cmd.AddCommand(upgrade.NewCmdUpgrade(f, nil))
+	cmd.AddCommand(refresh.NewCmdRefresh(f, nil))
 	return cmd
 }

@@ -1,0 +1,221 @@
+// Package upgrade is the `patchkit upgrade` command.
+package upgrade
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/patchkit/patchkit/internal/cmdutil"
+	"github.com/patchkit/patchkit/internal/diag"
+	gatestage "github.com/patchkit/patchkit/internal/gate"
+	"github.com/patchkit/patchkit/internal/pipeline"
+	"github.com/patchkit/patchkit/internal/report"
+	upgradestage "github.com/patchkit/patchkit/internal/upgrade"
+)
+
+// Options are the flags and dependencies of `patchkit upgrade`.
+type Options struct {
+	Factory *cmdutil.Factory
+	Image   string
+	// To is the ref to move to (--to); "" is the newest final release.
+	To string
+	// DryRun prints the plan and writes nothing (--dry-run).
+	DryRun bool
+	// OpenPR opens or updates the upgrade's pull request (--open-pr).
+	OpenPR bool
+	// Base is the pull request's base branch (--base).
+	Base string
+	// gateOpts are extra options for the gate (tests).
+	gateOpts []gatestage.Option
+	// prOpts configure the pull request step (tests).
+	prOpts prOptions
+}
+
+// NewCmdUpgrade returns the upgrade command. runF replaces the run function in tests.
+func NewCmdUpgrade(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
+	opts := &Options{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "upgrade IMAGE [--to REF] [--dry-run] [--open-pr]",
+		Short: "Move the pin to a newer upstream release and carry the series forward",
+		Long: `Move the image's pin to REF (default: the newest final release matching
+upstream.releases; a prerelease only when --to names it) and carry the
+series forward, each patch to one fate:
+
+  dropped    the new ref carries it (obsolete-check says present, or
+             superseded): the file is deleted, the commit that landed it named
+  kept       it applies at the new ref and is canonical already
+  refreshed  it applies at the new ref; rewritten canonically (see refresh)
+  merged     it no longer applies, but a three-way merge (the pin's file as
+             base, the new ref's as ours, the patched pin as theirs) is clean:
+             the rebased patch replaces it
+  conflict   the merge conflicts: the patch is left as it was, and the
+             conflict is shown hunk by hunk (expected vs found)
+
+Only the pin's line moves in the spec (comments and quoting kept). When the
+spec has a test, the gate runs on the new ref with the kept series, and the
+tests the dropped patches owned must pass there.
+
+Every file is written at the end (temporary files, then renames), after the
+plan and the gate; an error before that leaves the repository untouched.
+--dry-run prints the plan and writes nothing. -o markdown is a pull
+request's body; -o json the plan (see docs/upgrade.md).
+
+--open-pr (for CI, see .github/workflows/obsolete-check.yaml) then commits
+the change on the branch patchkit/upgrade-IMAGE, pushes it to origin, and
+opens a pull request with the summary as its body, or updates the body of
+the one already open from that branch (GITHUB_TOKEN, GITHUB_REPOSITORY).
+
+Exit codes: 0 upgraded (or already at the newest release); 1 a patch
+conflicts or the gate fails (the rest of the upgrade is written); 2 bad input.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Image = args[0]
+			if opts.OpenPR && opts.DryRun {
+				return &cmdutil.UsageError{Err: errors.New("--open-pr and --dry-run exclude each other")}
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return run(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.To, "to", "", "upstream ref to move to (default: the newest final release matching upstream.releases)")
+	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "print the plan and write nothing")
+	cmd.Flags().BoolVar(&opts.OpenPR, "open-pr", false, "commit on patchkit/upgrade-IMAGE, push, and open or update its pull request")
+	cmd.Flags().StringVar(&opts.Base, "base", "", "base branch of the pull request (default: the branch checked out)")
+	return cmd
+}
+
+func run(ctx context.Context, opts *Options) error {
+	f := opts.Factory
+	format, env, err := f.Setup()
+	if err != nil {
+		return err
+	}
+	im, err := pipeline.Prepare(ctx, env, opts.Image, "")
+	if err != nil {
+		return err
+	}
+	defer im.Close()
+	if !f.Offline {
+		if err := im.Cache.Fetch(ctx); err != nil {
+			return err
+		}
+	}
+	to, err := upgradestage.Target(im.Cache, im.Spec, opts.To)
+	if errors.Is(err, upgradestage.ErrUpToDate) {
+		fmt.Fprintf(f.IO.Out, "%s: %s\n", opts.Image, err)
+		return nil
+	}
+	if err != nil {
+		return &diag.InputError{File: im.Spec.File, Key: "upstream.releases", Msg: "choosing the release", Err: err}
+	}
+	commit, err := resolve(ctx, im, to)
+	if err != nil {
+		return err
+	}
+	res, err := upgradestage.Plan(ctx, upgradestage.Input{
+		Cache: im.Cache, Spec: im.Spec, PinCommit: im.Commit, Patches: im.Patches, To: to,
+		Pin: upgradestage.SpecPin{Root: env.Root, Spec: im.Spec},
+	}, commit)
+	if err != nil {
+		return planError(err)
+	}
+	out := report.Upgrade{Image: opts.Image, DryRun: opts.DryRun, Result: res}
+	if out.Gate, err = runGate(ctx, f, env, im, res, opts); err != nil {
+		return err
+	}
+	out.DroppedTests = droppedTests(res, out.Gate)
+	out.OK = res.OK() && (out.Gate == nil || out.Gate.OK) && allPass(out.DroppedTests)
+	if !opts.DryRun {
+		if err := res.Apply(env.Root); err != nil {
+			return err
+		}
+	}
+	if err := report.RenderUpgrade(f.IO.Out, format, out); err != nil {
+		return err
+	}
+	if opts.OpenPR {
+		if err := openPR(ctx, env.Root, opts, out); err != nil {
+			return err
+		}
+	}
+	if !out.OK {
+		return diag.ErrFindings
+	}
+	return nil
+}
+
+func resolve(ctx context.Context, im *pipeline.Image, to string) (string, error) {
+	if err := im.Cache.Ensure(ctx, to); err != nil {
+		return "", &diag.InputError{File: "--to", Msg: "bad ref", Err: err}
+	}
+	commit, err := im.Cache.Resolve(to)
+	if err != nil {
+		return "", &diag.InputError{File: "--to", Msg: "bad ref", Err: err}
+	}
+	return commit, nil
+}
+
+// planError makes a series that does not apply at the pin a finding.
+func planError(err error) error {
+	var na *upgradestage.NotApplyingError
+	if errors.As(err, &na) {
+		return fmt.Errorf("%w: the series does not apply at the pin: %v", diag.ErrFindings, err)
+	}
+	return err
+}
+
+func runGate(ctx context.Context, f *cmdutil.Factory, env pipeline.Env, im *pipeline.Image, res *upgradestage.Result, opts *Options) (*gatestage.Result, error) {
+	if im.Spec.Test == nil {
+		return nil, nil
+	}
+	g, err := gatestage.New(env.Root, im.Spec, append([]gatestage.Option{
+		gatestage.WithOffline(f.Offline),
+		gatestage.WithProgress(f.IO.Progress()),
+	}, opts.gateOpts...)...)
+	if err != nil {
+		return nil, err
+	}
+	return g.Run(ctx, res.Source, res.Changes)
+}
+
+// droppedTests gives the status, in the gate run, of each test a dropped
+// patch owned (a Test: entry names a test or a subtest prefix).
+func droppedTests(res *upgradestage.Result, g *gatestage.Result) []report.TestStatus {
+	if g == nil {
+		return nil
+	}
+	var out []report.TestStatus
+	for _, p := range res.Patches {
+		if p.Fate != upgradestage.FateDropped {
+			continue
+		}
+		for _, name := range p.Tests {
+			st := g.Status(name)
+			for _, t := range g.Tests {
+				if st == "" && strings.HasPrefix(t.Name, name+"/") {
+					st = t.Status
+				}
+				if strings.HasPrefix(t.Name, name+"/") && t.Status == gatestage.StatusFail {
+					st = t.Status
+				}
+			}
+			out = append(out, report.TestStatus{Name: name, Patch: p.File, Status: st})
+		}
+	}
+	return out
+}
+
+func allPass(ts []report.TestStatus) bool {
+	for _, t := range ts {
+		if t.Status != gatestage.StatusPass {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,94 @@
+package verify
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/patchkit/patchkit/internal/gittest"
+	"github.com/patchkit/patchkit/internal/pipeline"
+)
+
+// TestCanonicalCheck: a patch as git diff writes it (7-hex index, function
+// context) warns; the canonical text passes.
+func TestCanonicalCheck(t *testing.T) {
+	up := gittest.New(t)
+	up.Write("a.c", "int f(void)\n{\n\tint a;\n\tint b;\n\tint c;\n\treturn 0;\n}\n")
+	up.Commit("initial")
+	up.Tag("v1.0.0")
+	up.Write("a.c", "int f(void)\n{\n\tint a;\n\tint b;\n\tint c;\n\treturn 1;\n}\n")
+	newID, _, err := up.GitIn([]byte(up.Read("a.c")), "hash-object", "--stdin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gitDiff := "Subject: one\n\n" + up.Git("diff") + "\n"
+	up.Git("checkout", "-q", "--", "a.c")
+	canonical := "Subject: one\n\ndiff --git a/a.c b/a.c\nindex " + up.Git("rev-parse", "--short=12", "v1.0.0:a.c") + ".." + newID[:12] + " 100644\n--- a/a.c\n+++ b/a.c\n@@ -3,5 +3,5 @@\n \tint a;\n \tint b;\n \tint c;\n-\treturn 0;\n+\treturn 1;\n }\n"
+	tests := []struct {
+		name, text, want string
+	}{
+		{"git diff", gitDiff, StatusWarn},
+		{"canonical", canonical, StatusPass},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			for p, s := range map[string]string{
+				"images/img/patchkit.yaml":  "upstream:\n  url: " + up.URL() + "\n  ref: v1.0.0\npatches: patches/img\n",
+				"patches/img/0001-one.diff": tt.text,
+			} {
+				full := filepath.Join(root, p)
+				os.MkdirAll(filepath.Dir(full), 0o755)
+				if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			res, err := Image(context.Background(), pipeline.Env{Root: root, CacheDir: t.TempDir()}, "img")
+			if err != nil {
+				t.Fatalf("Image() = %v", err)
+			}
+			got := ""
+			for _, c := range res.Checks {
+				if c.Check == CheckCanonical {
+					got = c.Status
+				}
+			}
+			if got != tt.want {
+				t.Errorf("canonical check = %q, want %q\n%s", got, tt.want, tt.text)
+			}
+		})
+	}
+}
+
+// TestCanonicalCheckSkipsBackports: a patch naming its upstream commit keeps
+// upstream's text.
+func TestCanonicalCheckSkipsBackports(t *testing.T) {
+	up := gittest.New(t)
+	up.Write("a.txt", "a\nb\n")
+	up.Commit("initial")
+	up.Tag("v1.0.0")
+	up.Write("a.txt", "a\nB\n")
+	fix := up.Commit("fix")
+	text := "Subject: fix\nOrigin: upstream, " + fix + "\n\n" + up.Show(fix)
+	root := t.TempDir()
+	for p, s := range map[string]string{
+		"images/img/patchkit.yaml":  "upstream:\n  url: " + up.URL() + "\n  ref: v1.0.0\npatches: patches/img\n",
+		"patches/img/0001-fix.diff": text,
+	} {
+		full := filepath.Join(root, p)
+		os.MkdirAll(filepath.Dir(full), 0o755)
+		if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := Image(context.Background(), pipeline.Env{Root: root, CacheDir: t.TempDir()}, "img")
+	if err != nil {
+		t.Fatalf("Image() = %v", err)
+	}
+	for _, c := range res.Checks {
+		if c.Check == CheckCanonical && c.Status != StatusSkip {
+			t.Errorf("canonical check on a backport = %s: %s, want skip", c.Status, c.Message)
+		}
+	}
+}
