@@ -145,3 +145,77 @@ func SetMakefileVar(data []byte, name, value string) ([]byte, error) {
 	}
 	return nil, fmt.Errorf("no assignment of %s", name)
 }
+
+// SourcePin is a pin the spec reads from another file (upstream.ref:
+// {dockerfile-arg: ...} or {makefile-var: ...}): the one source of truth, so
+// that is the line upgrade moves, and the spec stays as it is.
+type SourcePin struct {
+	Root string
+	Spec *spec.Spec
+}
+
+var _ PinWriter = SourcePin{}
+
+// Move implements PinWriter: it rewrites the literal value on the line the
+// spec's pin was read from (spec.Source.File and Line), less the source's
+// prefix and suffix. A value that is not a plain literal there (it refers to
+// another variable) is an error naming the line: moving it is a human's call.
+func (p SourcePin) Move(newRef string) (string, []byte, error) {
+	src := p.Spec.Upstream.RefFrom
+	if src == nil {
+		return "", nil, fmt.Errorf("%s: upstream.ref is not read from another file", p.Spec.File)
+	}
+	value, ok := strings.CutPrefix(newRef, src.Prefix)
+	if ok {
+		value, ok = strings.CutSuffix(value, src.Suffix)
+	}
+	if !ok {
+		return "", nil, fmt.Errorf("%s: %s does not have the prefix %q and suffix %q that %s adds", src.Where(), newRef, src.Prefix, src.Suffix, p.Spec.File)
+	}
+	data, err := os.ReadFile(filepath.Join(p.Root, filepath.FromSlash(src.File)))
+	if err != nil {
+		return "", nil, fmt.Errorf("reading %s: %w", src.File, err)
+	}
+	re, group := dockerArgRe, 3
+	if src.MakefileVar != "" {
+		re, group = makeVarRe, 4
+	}
+	out, err := setValueAt(data, src.Line, re, group, value)
+	if err != nil {
+		return "", nil, fmt.Errorf("%s: %w", src.Where(), err)
+	}
+	return src.File, out, nil
+}
+
+// setValueAt replaces submatch group of re on line (1-based) by value,
+// keeping the old value's quotes. The old value must be a literal.
+func setValueAt(data []byte, line int, re *regexp.Regexp, group int, value string) ([]byte, error) {
+	ls := lines(data)
+	if line < 1 || line > len(ls) {
+		return nil, fmt.Errorf("no line %d", line)
+	}
+	body, eol := cutEOL(ls[line-1])
+	m := re.FindSubmatchIndex(body)
+	if m == nil || m[2*group] < 0 {
+		return nil, fmt.Errorf("not an assignment with a default value")
+	}
+	old := string(body[m[2*group]:m[2*group+1]])
+	if strings.ContainsAny(old, "$`") {
+		return nil, fmt.Errorf("the pin %s refers to another variable: move it by hand", old)
+	}
+	v := value
+	if q := old[:min(1, len(old))]; (q == `"` || q == `'`) && strings.HasSuffix(old, q) && len(old) > 1 {
+		v = q + value + q
+	}
+	s := string(body[:m[2*group]]) + v + string(body[m[2*group+1]:]) + eol
+	return replaceLine(ls, line-1, s), nil
+}
+
+// PinFor returns the PinWriter for the spec's pin: where it is read from, or
+// the spec's own upstream.ref line.
+func PinFor(root string, s *spec.Spec) PinWriter {
+	if s.Upstream.RefFrom != nil {
+		return SourcePin{Root: root, Spec: s}
+	}
+	return SpecPin{Root: root, Spec: s}
+}
