@@ -157,10 +157,16 @@ func refError(s *spec.Spec, flagRef string, err error) error {
 }
 
 // Apply applies the series to the resolved ref in memory. Nothing is written.
+// An upstream tree that could not be read (a damaged cache) is an error, never
+// a verdict on a patch: res.Err comes back as err.
 func (im *Image) Apply() (*apply.Result, *upstream.Snapshot, error) {
 	src, err := im.Cache.Source(im.Commit)
 	if err != nil {
 		return nil, nil, err
 	}
-	return apply.Series(src, im.Patches), src, nil
+	res := apply.Series(src, im.Patches)
+	if res.Err != nil {
+		return nil, nil, res.Err
+	}
+	return res, src, nil
 }

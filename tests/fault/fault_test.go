@@ -658,3 +658,35 @@ func TestRepairWaitsForReaders(t *testing.T) {
 	}
 	fsck(t, p.cacheRepo(t))
 }
+
+// TestDamagedCacheBuild: build reads the cache too. Offline, a damaged cache
+// is exit 2 "cache damaged", never "the series does not apply"; online, the
+// build repairs the cache and writes the image.
+func TestDamagedCacheBuild(t *testing.T) {
+	for _, d := range damages {
+		t.Run(d.name, func(t *testing.T) {
+			p := newProject(t, nil)
+			write(t, filepath.Join(p.root, "images/app/patchkit.yaml"),
+				"upstream:\n  url: "+p.up.URL()+"\n  ref: v1.0.0\npatches: patches/app\n"+
+					"build:\n  builder: native\n  base: scratch\n  files:\n    - {from: src/app.txt, to: /app.txt}\n"+
+					"image:\n  repository: app\n  tag: v1\n")
+			layout := filepath.Join(t.TempDir(), "oci")
+			if r := p.run(t, "build", "app", "--oci-layout", layout); r.code != 0 {
+				t.Fatalf("build on a healthy cache: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+			}
+			repo := p.cacheRepo(t)
+			id := p.blobAt("v1.0.0", "src/app.txt")
+			d.do(t, repo, id)
+
+			r := p.run(t, "--offline", "build", "app", "--oci-layout", layout)
+			wantDamaged(t, r, repo, id)
+			if strings.Contains(r.stdout+r.stderr, "does not apply") {
+				t.Errorf("offline build on a damaged cache blamed the series:\n%s%s", r.stdout, r.stderr)
+			}
+			if r := p.run(t, "build", "app", "--oci-layout", layout); r.code != 0 {
+				t.Fatalf("online build on a damaged cache: exit %d, want 0 after the repair\n%s%s", r.code, r.stdout, r.stderr)
+			}
+			fsck(t, p.cacheRepo(t))
+		})
+	}
+}

@@ -207,6 +207,13 @@ var placeholder = "sha256:" + strings.Repeat("0", 64)
 //  5. publish: registry (--push) and/or OCI layout;
 //  6. stamp (--stamp), only once the image is published.
 func run(ctx context.Context, opts *Options) error {
+	// A damaged cache is never a verdict: online it is repaired and the
+	// build run again (every read of the cache comes before anything is
+	// printed, pushed or stamped); offline it is exit 2.
+	return upstream.RetryRepaired(ctx, func() error { return runOnce(ctx, opts) })
+}
+
+func runOnce(ctx context.Context, opts *Options) error {
 	f := opts.Factory
 	format, env, err := f.Setup()
 	if err != nil {

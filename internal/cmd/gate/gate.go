@@ -11,6 +11,7 @@ import (
 	gatestage "github.com/patchkit/patchkit/internal/gate"
 	"github.com/patchkit/patchkit/internal/pipeline"
 	"github.com/patchkit/patchkit/internal/report"
+	"github.com/patchkit/patchkit/internal/upstream"
 )
 
 // Options are the flags and dependencies of `patchkit gate`.
@@ -56,6 +57,13 @@ failed, or an ownership finding; 2 bad input.`,
 }
 
 func run(ctx context.Context, opts *Options) error {
+	// A damaged cache is never a verdict: online it is repaired and the
+	// gate run again (every read of the cache comes before anything is
+	// printed, pushed or stamped); offline it is exit 2.
+	return upstream.RetryRepaired(ctx, func() error { return runOnce(ctx, opts) })
+}
+
+func runOnce(ctx context.Context, opts *Options) error {
 	f := opts.Factory
 	format, env, err := f.Setup()
 	if err != nil {
