@@ -49,6 +49,12 @@ type fixture struct {
 //	0004-moved         applies at v1.1.0 with an offset: refreshed
 //	0005-mergeable     its context changed upstream: rebased by the three-way merge
 //	0006-conflict      upstream changed its very lines: a real conflict
+// rootMarker is the fixture's .patchkit.yaml: a repository config with no
+// keys, which marks the root of a repository of its own.
+const rootMarker = "# The upgrade tests' fixture is a repository of its own (TestUpgradeFates\n" +
+	"# copies it as a root): this file marks its root, so the units of the\n" +
+	"# patchkit repository do not include its images/demo.\n"
+
 func newFixture(t *testing.T) *fixture {
 	up := gittest.New(t)
 	files := map[string]string{}
@@ -111,6 +117,10 @@ func newFixture(t *testing.T) *fixture {
 	for name, text := range patches {
 		write("patches/demo/"+name, text)
 	}
+	// The golden copy of this root lives in the patchkit repository
+	// (testdata/fates): its root marker keeps images/demo out of patchkit's
+	// own units, so the fixture carries it too.
+	write(".patchkit.yaml", rootMarker)
 	return &fixture{up: up, root: root}
 }
 
