@@ -49,6 +49,7 @@ type fixture struct {
 //	0004-moved         applies at v1.1.0 with an offset: refreshed
 //	0005-mergeable     its context changed upstream: rebased by the three-way merge
 //	0006-conflict      upstream changed its very lines: a real conflict
+//
 // rootMarker is the fixture's .patchkit.yaml: a repository config with no
 // keys, which marks the root of a repository of its own.
 const rootMarker = "# The upgrade tests' fixture is a repository of its own (TestUpgradeFates\n" +
