@@ -40,6 +40,12 @@ type fixture struct {
 	root string
 }
 
+// rootMarker is the fixture's .patchkit.yaml: a repository config with no
+// keys, which marks the root of a repository of its own.
+const rootMarker = "# The upgrade tests' fixture is a repository of its own (TestUpgradeFates\n" +
+	"# copies it as a root): this file marks its root, so the units of the\n" +
+	"# patchkit repository do not include its images/demo.\n"
+
 // newFixture builds the upstream and the series. Each patch changes its own
 // file, so that each fate is decided alone:
 //
@@ -49,13 +55,6 @@ type fixture struct {
 //	0004-moved         applies at v1.1.0 with an offset: refreshed
 //	0005-mergeable     its context changed upstream: rebased by the three-way merge
 //	0006-conflict      upstream changed its very lines: a real conflict
-//
-// rootMarker is the fixture's .patchkit.yaml: a repository config with no
-// keys, which marks the root of a repository of its own.
-const rootMarker = "# The upgrade tests' fixture is a repository of its own (TestUpgradeFates\n" +
-	"# copies it as a root): this file marks its root, so the units of the\n" +
-	"# patchkit repository do not include its images/demo.\n"
-
 func newFixture(t *testing.T) *fixture {
 	up := gittest.New(t)
 	files := map[string]string{}
