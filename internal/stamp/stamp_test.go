@@ -43,11 +43,13 @@ func copyCase(t *testing.T, name string) string {
 	return root
 }
 
-func TestGolden(t *testing.T) {
-	tests := []struct {
-		name   string
-		stamps string
-	}{
+// goldenCases are the stamp shapes of testdata/<name>.yaml: TestGolden
+// checks patchkit's output against <name>.golden, TestGoldenIsYq checks
+// that mikefarah yq writes the same bytes.
+var goldenCases = []struct {
+	name   string
+	stamps string
+}{
 		{"greeter", "  - {file: values.yaml, key: .image.tag, format: tag@digest}\n"},
 		{"kubeovn", "  - {file: values.yaml, key: .global.images.kubeovn.tag}\n" +
 			"  - {file: values.yaml, key: .global.images.vpcNatGateway.tag, format: ref}\n" +
@@ -67,8 +69,17 @@ func TestGolden(t *testing.T) {
 			"  - {file: values.yaml, key: '.a.list[2][1]', value: '{{.Digest}}'}\n"},
 		{"crlf", "  - {file: values.yaml, key: .image.tag}\n  - {file: values.yaml, key: .image.empty, format: digest}\n"},
 		{"empty", "  - {file: values.yaml, key: .image.tag}\n  - {file: values.yaml, key: .image.digest, format: digest}\n"},
-	}
-	for _, tt := range tests {
+		// cozystack's kubeovn Makefile: the registry address beside the
+		// tag, a constant repository, several keys of one file.
+		{"registry", "  - {file: values.yaml, key: .global.registry.address, value: '{{.Registry}}'}\n" +
+			"  - {file: values.yaml, key: .global.images.kubeovn.repository, value: 'kubeovn'}\n" +
+			"  - {file: values.yaml, key: .global.images.kubeovn.tag, value: '{{.Tag}}@{{.Digest}}'}\n" +
+			"  - {file: values.yaml, key: .linstor.image.repository, value: '{{.Registry}}/piraeus-server'}\n" +
+			"  - {file: values.yaml, key: '.\"kube-ovn\".image', value: '{{.Reference}}'}\n"},
+}
+
+func TestGolden(t *testing.T) {
+	for _, tt := range goldenCases {
 		t.Run(tt.name, func(t *testing.T) {
 			root := copyCase(t, tt.name)
 			p, err := Prepare(root, specWith(t, root, tt.stamps), value)
