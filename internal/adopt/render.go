@@ -32,6 +32,7 @@ func render(u *Unit, url, pin value, f *Fetch, ap *Apply, stamps []stampEntry) [
 	fmt.Fprintf(&b, "  dockerfile: %s\n", quote(relPath(u.Dir, u.Dockerfile)))
 	b.WriteString("  context: unit  # the Dockerfile fetches the upstream and applies the series itself\n")
 	if len(stamps) > 0 {
+		fmt.Fprintf(&b, "image:\n  repository: %s  # pushed as <registry>/<repository>:<tag>; the tag is $IMAGE_TAG\n", quote(imageRepository(stamps, u.Dir)))
 		b.WriteString("stamp:  # read from the yq -i lines of the recipe that builds the image\n")
 		for _, st := range stamps {
 			fmt.Fprintf(&b, "  - file: %s  # %s\n", quote(relPath(u.Dir, st.File)), st.Where)

@@ -378,3 +378,31 @@ func splitTop(s string, sep byte) []string {
 	}
 	return append(out, s[start:])
 }
+
+// imageRepository is the repository the recipe pushes the unit as: X of a
+// stamped {{.Registry}}/X, else the unit directory's name. Where a value
+// holds {{.Registry}}/X:{{.Tag}}@{{.Digest}}, that is {{.Reference}}.
+func imageRepository(stamps []stampEntry, dir string) string {
+	repo := path.Base(dir)
+	for _, st := range stamps {
+		rest, ok := strings.CutPrefix(st.Value, "{{.Registry}}/")
+		if i := strings.Index(st.Value, "{{.Registry}}/"); !ok && i > 0 {
+			rest, ok = st.Value[i+len("{{.Registry}}/"):], true
+		}
+		if !ok {
+			continue
+		}
+		if i := strings.IndexAny(rest, ":@{ "); i >= 0 {
+			rest = rest[:i]
+		}
+		if rest != "" {
+			repo = rest
+			break
+		}
+	}
+	ref := "{{.Registry}}/" + repo + ":{{.Tag}}@{{.Digest}}"
+	for i := range stamps {
+		stamps[i].Value = strings.ReplaceAll(stamps[i].Value, ref, "{{.Reference}}")
+	}
+	return repo
+}

@@ -126,7 +126,8 @@ func TestInitAdoptsMonorepo(t *testing.T) {
 	for _, s := range []string{
 		"  - file: ../../values.yaml  # packages/system/kamaji/Makefile:6\n    key: .kamaji.image.repository\n    value: '{{.Registry}}/kamaji'\n",
 		"    key: .kamaji.image.tag\n    value: '{{.Tag}}@{{.Digest}}'\n",
-		"    key: .kamaji.extraArgs[0]\n    value: --migrate-image={{.Registry}}/kamaji:{{.Tag}}@{{.Digest}}\n",
+		"    key: .kamaji.extraArgs[0]\n    value: --migrate-image={{.Reference}}\n",
+		"image:\n  repository: kamaji  #",
 	} {
 		if !strings.Contains(string(kamaji), s) {
 			t.Errorf("kamaji spec lacks the stamp %q\n%s", s, kamaji)
