@@ -5,6 +5,8 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X github.com/patchkit/patchkit/internal/cmd/root.Version=$(VERSION)
 # Packages whose tests run in `make test`.
 PKGS    ?= ./...
+# mikefarah yq, the oracle of the stamp tests (hack/install-deps.sh installs it).
+export PATCHKIT_YQ ?= $(CURDIR)/bin/tools/yq
 # Benchmarks: which and how long (see docs/benchmarks.md).
 BENCH      ?= .
 BENCHTIME  ?= 3x

@@ -28,6 +28,38 @@ DEPS=(
   "dockerd|docker.io"
 )
 
+# Go-built tools, installed into <repo>/bin/tools with `go install` (the Go
+# module proxy; no root needed): "<command>|<module>@<version>".
+# mikefarah's yq is the oracle of the stamp golden tests (internal/stamp):
+# they compare patchkit's bytes with what `yq -i '.k = strenv(V)'` writes.
+# Debian's `yq` package is another tool (a jq wrapper): not that one.
+GO_TOOLS=(
+  "yq|github.com/mikefarah/yq/v4@v4.54.3"
+)
+TOOLS_DIR="$(cd "$(dirname "$0")/.." && pwd)/bin/tools"
+
+# go_tools installs (or, with --check, lists) the Go-built tools that are
+# missing or at another version.
+go_tools() {
+  local entry tool mod ver bad=0
+  for entry in "${GO_TOOLS[@]}"; do
+    tool=${entry%%|*} mod=${entry#*|} ver=${entry##*@}
+    if [ -x "$TOOLS_DIR/$tool" ] && "$TOOLS_DIR/$tool" --version 2>/dev/null | grep -qF "$ver"; then
+      continue
+    fi
+    if [ "${1:-}" = "--check" ]; then
+      echo "patchkit's tests need $TOOLS_DIR/$tool ($mod). Install it with:  $0" >&2
+      bad=1
+      continue
+    fi
+    echo "installing $mod into $TOOLS_DIR" >&2
+    GOBIN="$TOOLS_DIR" GOFLAGS=-mod=mod go install "$mod" || { echo "go install $mod failed" >&2; bad=1; }
+  done
+  return $bad
+}
+go_failed=0
+go_tools "${1:-}" || go_failed=1
+
 present() {
   case $1 in
     /*) [ -x "$1" ] ;;
@@ -47,7 +79,7 @@ for entry in "${DEPS[@]}"; do
   fi
 done
 
-[ ${#missing_tools[@]} -eq 0 ] && exit 0
+[ ${#missing_tools[@]} -eq 0 ] && exit $((go_failed ? 2 : 0))
 
 say_missing() {
   echo "patchkit's tests need: ${missing_tools[*]} (Debian packages: ${missing_pkgs[*]})." >&2

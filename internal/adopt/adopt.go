@@ -199,7 +199,9 @@ func (u *Unit) read(ctx *unitCtx, f *Fetch, ap *Apply) error {
 	if err := u.checkApply(ctx.root, ap); err != nil {
 		return err
 	}
-	u.yaml = render(u, url, pin, f, ap)
+	stamps, notes := ctx.readStamps()
+	u.Notes = append(u.Notes, notes...)
+	u.yaml = render(u, url, pin, f, ap, stamps)
 	s, err := spec.LoadUnitReader(bytes.NewReader(u.yaml), ctx.root, spec.Unit{Name: path.Base(u.Dir), Dir: u.Dir})
 	if err != nil {
 		return fmt.Errorf("the spec patchkit would write does not load: %w", err)

@@ -31,6 +31,7 @@ type unitCtx struct {
 	// the Makefile whose recipe builds dir, if any
 	makefile  *buildfile.Makefile
 	buildArgs map[string]buildfile.BuildArg
+	buildLine int // the makefile's line that builds dir
 }
 
 // findBuilder finds the Makefile, in the unit's directory or above it up to
@@ -45,7 +46,7 @@ func (u *unitCtx) findBuilder() {
 				rel = "."
 			}
 			if args, line := m.BuildArgs(rel); line > 0 {
-				u.makefile, u.buildArgs = m, args
+				u.makefile, u.buildArgs, u.buildLine = m, args, line
 				return
 			}
 		}

@@ -14,7 +14,7 @@ import (
 
 // render writes the spec of u: paths relative to the spec (./), the pin as
 // its source when it has one.
-func render(u *Unit, url, pin value, f *Fetch, ap *Apply) []byte {
+func render(u *Unit, url, pin value, f *Fetch, ap *Apply, stamps []stampEntry) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# Written by `patchkit init` from %s:%d (%s).\n", path.Base(u.Dockerfile), f.Line, f.How)
 	if pin.Source != nil {
@@ -31,6 +31,15 @@ func render(u *Unit, url, pin value, f *Fetch, ap *Apply) []byte {
 	b.WriteString("build:\n")
 	fmt.Fprintf(&b, "  dockerfile: %s\n", quote(relPath(u.Dir, u.Dockerfile)))
 	b.WriteString("  context: unit  # the Dockerfile fetches the upstream and applies the series itself\n")
+	if len(stamps) > 0 {
+		fmt.Fprintf(&b, "image:\n  repository: %s  # pushed as <registry>/<repository>:<tag>; the tag is $IMAGE_TAG\n", quote(imageRepository(stamps, u.Dir)))
+		b.WriteString("stamp:  # read from the yq -i lines of the recipe that builds the image\n")
+		for _, st := range stamps {
+			fmt.Fprintf(&b, "  - file: %s  # %s\n", quote(relPath(u.Dir, st.File)), st.Where)
+			fmt.Fprintf(&b, "    key: %s\n", quote(st.Key))
+			fmt.Fprintf(&b, "    value: %s\n", quote(st.Value))
+		}
+	}
 	return b.Bytes()
 }
 

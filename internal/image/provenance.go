@@ -3,6 +3,8 @@ package image
 import (
 	"strings"
 	"time"
+
+	"github.com/patchkit/patchkit/internal/series"
 )
 
 // The provenance annotations (and labels) of a built image.
@@ -19,6 +21,9 @@ const (
 	AnnotationUpstreamRef = "dev.patchkit.upstream.ref"
 	// AnnotationPatches lists the series in order as name=patch-id, comma-separated.
 	AnnotationPatches = "dev.patchkit.patches"
+	// AnnotationSeries is the series' content hash (series.Fingerprint),
+	// the one a stamp records beside the digest it writes.
+	AnnotationSeries = "dev.patchkit.series"
 )
 
 // Provenance says what an image was built from.
@@ -31,11 +36,8 @@ type Provenance struct {
 	Patches  []PatchID
 }
 
-// PatchID is one patch of the series.
-type PatchID struct {
-	Name string
-	ID   string // git patch-id --stable; "" when git has none
-}
+// PatchID is one patch of the series: its name and patch-id (series.Idents).
+type PatchID = series.Ident
 
 // Annotations renders the provenance as annotations (used as labels too).
 func (p Provenance) Annotations() map[string]string {
@@ -50,6 +52,7 @@ func (p Provenance) Annotations() map[string]string {
 		AnnotationImage:       p.Image,
 		AnnotationUpstreamRef: p.Ref,
 		AnnotationPatches:     strings.Join(ids, ","),
+		AnnotationSeries:      series.Fingerprint(p.Patches),
 	}
 	for k, v := range m {
 		if v == "" && k != AnnotationPatches {

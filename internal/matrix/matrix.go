@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/patchkit/patchkit/internal/spec"
+	"github.com/patchkit/patchkit/internal/stamp"
 )
 
 // Full is the argument that selects every unit.
@@ -272,12 +273,9 @@ func (e *Entry) Want(root string, u spec.Unit) string {
 	return fmt.Sprintf("$(MAKE) image IMAGE=%s", u.Name)
 }
 
-// StampRecordName is the file beside a stamped file that records what each
-// stamp was built from (see internal/stamp). The matrix never selects on
-// it: it is an output of a build.
-const StampRecordName = ".patchkit-stamps.json"
-
-func isStampRecord(p string) bool { return path.Base(p) == StampRecordName }
+// isStampRecord reports whether p is a stamp record (stamp.RecordName).
+// The matrix never selects on it: it is an output of a build.
+func isStampRecord(p string) bool { return path.Base(p) == stamp.RecordName }
 
 // Err returns the UnbuiltError of sel, or nil.
 func (sel Selection) Err(e *Entry) error {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/patchkit/patchkit/internal/spec"
+	"github.com/patchkit/patchkit/internal/stamp"
 )
 
 func write(t *testing.T, root string, files map[string]string) {
@@ -231,7 +232,7 @@ func TestSelect(t *testing.T) {
 		{name: "not shared", changed: []string{"hack/other.sh", "README.md"}, want: []string{}},
 		{name: "excluded", changed: []string{"packages/core/installer/images/inst/patches/1.diff"}, want: []string{}},
 		{name: "unbuilt patched unit", changed: []string{"packages/system/kubeovn/images/kubeovn/patches/0001-fix.diff"}, want: []string{}, unbuilt: "packages/system/kubeovn/images/kubeovn"},
-		{name: "stamp records select nothing", changed: []string{"packages/system/kamaji/" + StampRecordName}, want: []string{}},
+		{name: "stamp records select nothing", changed: []string{"packages/system/kamaji/" + stamp.RecordName}, want: []string{}},
 		{name: "FULL", full: true, want: []string{kamaji, cosi}, unbuilt: "packages/system/kubeovn/images/kubeovn"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -178,7 +178,17 @@ type Stamp struct {
 	// {{.Registry}}, {{.Repository}}, {{.Tag}}, {{.Digest}} and
 	// {{.Reference}}; it excludes Format.
 	Value string `yaml:"value"`
+	// Stale is what verify's stamp check reports when the digest stamped
+	// here was built from another version of the series: warn (the
+	// default) or fail.
+	Stale string `yaml:"stale"`
 }
+
+// The stamp.stale settings.
+const (
+	StaleWarn = "warn"
+	StaleFail = "fail"
+)
 
 // The stamp kinds.
 const (
@@ -201,7 +211,7 @@ var allowed = map[string][]string{
 	"build":          {"builder", "dockerfile", "base", "files", "context", "target", "args"},
 	"build.files.[]": {"from", "to", "mode", "capabilities"},
 	"image":          {"repository", "tag"},
-	"stamp.[]":       {"file", "kind", "key", "format", "value"},
+	"stamp.[]":       {"file", "kind", "key", "format", "value", "stale"},
 	// the repository config, .patchkit.yaml (see repo.go)
 	repoSchema:            {"build", "shared", "exclude"},
 	repoSchema + ".build": {"makefile", "target"},
@@ -547,6 +557,13 @@ func (s *Spec) validateStamps(root string) error {
 			return s.errf(key, "writes the same value as stamp[%d]", j)
 		}
 		seen[target] = i
+		switch st.Stale {
+		case "":
+			st.Stale = StaleWarn
+		case StaleWarn, StaleFail:
+		default:
+			return s.errf(key+".stale", "%q is not warn or fail", st.Stale)
+		}
 		if st.Value != "" {
 			if st.Format != "" {
 				return s.errf(key+".value", "give format or value, not both")

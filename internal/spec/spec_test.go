@@ -93,6 +93,7 @@ func TestLoadErrors(t *testing.T) {
 		{"stamp unknown field", base + "stamp:\n  - file: v.yaml\n    key: .a\n    value: '{{.Tga}}'\n", 8, "stamp[0].value: unknown field {{.Tga}}"},
 		{"stamp unterminated template", base + "stamp:\n  - {file: v.yaml, key: .a, value: 'x={{.Tag'}\n", 6, "stamp[0].value: unterminated"},
 		{"stamp bad kind", base + "stamp:\n  - {file: v.yaml, key: .a, kind: json}\n", 6, "stamp[0].kind"},
+		{"stamp bad stale", base + "stamp:\n  - file: v.yaml\n    key: .a\n    stale: error\n", 8, "stamp[0].stale: \"error\" is not warn or fail"},
 		{"stamp text with key", base + "stamp:\n  - {file: TAG, kind: text, key: .a}\n", 6, "stamp[0].key: a text target has no key"},
 		{"stamp yaml without key", base + "stamp:\n  - {file: v.yaml, kind: yaml}\n", 6, "stamp[0].key: required"},
 		{"stamp text split", base + "stamp:\n  - {file: TAG, format: split}\n", 6, "stamp[0].format: split writes a mapping"},
@@ -318,17 +319,17 @@ stamp:
   - {file: v.yaml, key: '.kamaji.extraArgs[0]', value: '--migrate-image={{.Reference}}'}
   - {file: v.yaml, key: '.a["b.c"]'}
   - {file: TAG}
-  - {file: TAG2, kind: text, value: '{{.Tag}}'}
+  - {file: TAG2, kind: text, value: '{{.Tag}}', stale: fail}
 `
 	s, err := LoadReader(strings.NewReader(y), t.TempDir(), "x")
 	if err != nil {
 		t.Fatalf("LoadReader() error = %v", err)
 	}
 	want := []Stamp{
-		{File: "v.yaml", Kind: StampYAML, Key: ".kamaji.extraArgs[0]", Value: "--migrate-image={{.Reference}}"},
-		{File: "v.yaml", Kind: StampYAML, Key: `.a["b.c"]`, Format: DefaultStampFormat},
-		{File: "TAG", Kind: StampText, Format: DefaultStampFormat},
-		{File: "TAG2", Kind: StampText, Value: "{{.Tag}}"},
+		{File: "v.yaml", Kind: StampYAML, Key: ".kamaji.extraArgs[0]", Value: "--migrate-image={{.Reference}}", Stale: StaleWarn},
+		{File: "v.yaml", Kind: StampYAML, Key: `.a["b.c"]`, Format: DefaultStampFormat, Stale: StaleWarn},
+		{File: "TAG", Kind: StampText, Format: DefaultStampFormat, Stale: StaleWarn},
+		{File: "TAG2", Kind: StampText, Value: "{{.Tag}}", Stale: StaleFail},
 	}
 	for i, w := range want {
 		if s.Stamp[i] != w {

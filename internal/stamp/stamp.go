@@ -7,10 +7,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/patchkit/patchkit/internal/diag"
+	"github.com/patchkit/patchkit/internal/series"
 	"github.com/patchkit/patchkit/internal/spec"
 	"github.com/patchkit/patchkit/internal/stamp/expr"
 )
@@ -47,6 +49,12 @@ type Value struct {
 	Tag string
 	// Digest is sha256:<64 hex>.
 	Digest string
+	// Series names the patches the image was built from (series.Idents);
+	// the stamp record keeps it, and its fingerprint, beside each stamped
+	// file. nil is the empty series.
+	Series []series.Ident
+	// By says who records the stamp: ByBuild, or ByStamp (the default).
+	By string
 }
 
 // FullRepository is Registry/Repository, or Repository without a registry.
@@ -109,10 +117,12 @@ type Change struct {
 // Nothing is written until Write, which takes each file's lock and redoes
 // the edit on the file as it then is.
 type Plan struct {
-	Changes []Change
-	spec    *spec.Spec
-	value   Value
-	files   []*file
+	Changes  []Change
+	spec     *spec.Spec
+	value    Value
+	files    []*file
+	realRoot string    // the root, symlinks resolved
+	started  time.Time // when Write began; older temporary files are stale
 }
 
 type file struct {
@@ -121,6 +131,8 @@ type file struct {
 	idxs []int  // its stamp entries
 	old  []byte
 	new  []byte
+	// changes are the values the plan writes in this file.
+	changes []Change
 }
 
 // Prepare reads each stamp target of s under root, finds its key and
@@ -137,7 +149,13 @@ func Prepare(root string, s *spec.Spec, v Value) (*Plan, error) {
 	if len(s.Stamp) == 0 {
 		return nil, &diag.InputError{File: s.File, Key: "stamp", Msg: "the image has no stamp targets"}
 	}
+	if v.By == "" {
+		v.By = ByStamp
+	}
 	p := &Plan{spec: s, value: v}
+	if rr, err := filepath.EvalSymlinks(root); err == nil {
+		p.realRoot = rr
+	}
 	byPath := map[string]*file{}
 	for i, st := range s.Stamp {
 		path, err := resolve(root, st.File)
@@ -166,12 +184,11 @@ func Prepare(root string, s *spec.Spec, v Value) (*Plan, error) {
 			}
 			return nil, specErr(s, f.idxs[0], "file", "%v", err)
 		}
-		var changes []Change
-		f.new, changes, err = p.edit(f, f.old)
+		f.new, f.changes, err = p.edit(f, f.old)
 		if err != nil {
 			return nil, err
 		}
-		p.Changes = append(p.Changes, changes...)
+		p.Changes = append(p.Changes, f.changes...)
 	}
 	return p, nil
 }

@@ -43,32 +43,43 @@ func copyCase(t *testing.T, name string) string {
 	return root
 }
 
+// goldenCases are the stamp shapes of testdata/<name>.yaml: TestGolden
+// checks patchkit's output against <name>.golden, TestGoldenIsYq checks
+// that mikefarah yq writes the same bytes.
+var goldenCases = []struct {
+	name   string
+	stamps string
+}{
+	{"greeter", "  - {file: values.yaml, key: .image.tag, format: tag@digest}\n"},
+	{"kubeovn", "  - {file: values.yaml, key: .global.images.kubeovn.tag}\n" +
+		"  - {file: values.yaml, key: .global.images.vpcNatGateway.tag, format: ref}\n" +
+		"  - {file: values.yaml, key: .networking.JOIN_CIDR, format: digest}\n"},
+	{"split", "  - {file: values.yaml, key: .image, format: split}\n  - {file: values.yaml, key: .sidecar.image, format: split}\n"},
+	{"flow", "  - {file: values.yaml, key: .controller.image.tag}\n  - {file: values.yaml, key: .controller.image.digest, format: digest}\n" +
+		"  - {file: values.yaml, key: '.controller.args[0]', value: '--image={{.Reference}}'}\n"},
+	{"paths", "  - {file: values.yaml, key: .kamaji.image.repository, value: '{{.Registry}}/kamaji'}\n" +
+		"  - {file: values.yaml, key: .kamaji.image.tag, value: '{{.Tag}}'}\n" +
+		"  - {file: values.yaml, key: '.kamaji.extraArgs[0]', value: '--migrate-image={{.Reference}}'}\n" +
+		"  - {file: values.yaml, key: '.kamaji.\"x-y\"', format: digest}\n" +
+		"  - {file: values.yaml, key: '.a[\"b.c\"]'}\n" +
+		"  - {file: values.yaml, key: .a.number, value: '2'}\n" +
+		"  - {file: values.yaml, key: .a.colon, value: 'tag: {{.Tag}}'}\n" +
+		"  - {file: values.yaml, key: '.a.list[0].image', format: ref}\n" +
+		"  - {file: values.yaml, key: '.a.list.[1].image', value: '{{.Repository}}'}\n" +
+		"  - {file: values.yaml, key: '.a.list[2][1]', value: '{{.Digest}}'}\n"},
+	{"crlf", "  - {file: values.yaml, key: .image.tag}\n  - {file: values.yaml, key: .image.empty, format: digest}\n"},
+	{"empty", "  - {file: values.yaml, key: .image.tag}\n  - {file: values.yaml, key: .image.digest, format: digest}\n"},
+	// cozystack's kubeovn Makefile: the registry address beside the
+	// tag, a constant repository, several keys of one file.
+	{"registry", "  - {file: values.yaml, key: .global.registry.address, value: '{{.Registry}}'}\n" +
+		"  - {file: values.yaml, key: .global.images.kubeovn.repository, value: 'kubeovn'}\n" +
+		"  - {file: values.yaml, key: .global.images.kubeovn.tag, value: '{{.Tag}}@{{.Digest}}'}\n" +
+		"  - {file: values.yaml, key: .linstor.image.repository, value: '{{.Registry}}/piraeus-server'}\n" +
+		"  - {file: values.yaml, key: '.\"kube-ovn\".image', value: '{{.Reference}}'}\n"},
+}
+
 func TestGolden(t *testing.T) {
-	tests := []struct {
-		name   string
-		stamps string
-	}{
-		{"greeter", "  - {file: values.yaml, key: .image.tag, format: tag@digest}\n"},
-		{"kubeovn", "  - {file: values.yaml, key: .global.images.kubeovn.tag}\n" +
-			"  - {file: values.yaml, key: .global.images.vpcNatGateway.tag, format: ref}\n" +
-			"  - {file: values.yaml, key: .networking.JOIN_CIDR, format: digest}\n"},
-		{"split", "  - {file: values.yaml, key: .image, format: split}\n  - {file: values.yaml, key: .sidecar.image, format: split}\n"},
-		{"flow", "  - {file: values.yaml, key: .controller.image.tag}\n  - {file: values.yaml, key: .controller.image.digest, format: digest}\n" +
-			"  - {file: values.yaml, key: '.controller.args[0]', value: '--image={{.Reference}}'}\n"},
-		{"paths", "  - {file: values.yaml, key: .kamaji.image.repository, value: '{{.Registry}}/kamaji'}\n" +
-			"  - {file: values.yaml, key: .kamaji.image.tag, value: '{{.Tag}}'}\n" +
-			"  - {file: values.yaml, key: '.kamaji.extraArgs[0]', value: '--migrate-image={{.Reference}}'}\n" +
-			"  - {file: values.yaml, key: '.kamaji.\"x-y\"', format: digest}\n" +
-			"  - {file: values.yaml, key: '.a[\"b.c\"]'}\n" +
-			"  - {file: values.yaml, key: .a.number, value: '2'}\n" +
-			"  - {file: values.yaml, key: .a.colon, value: 'tag: {{.Tag}}'}\n" +
-			"  - {file: values.yaml, key: '.a.list[0].image', format: ref}\n" +
-			"  - {file: values.yaml, key: '.a.list.[1].image', value: '{{.Repository}}'}\n" +
-			"  - {file: values.yaml, key: '.a.list[2][1]', value: '{{.Digest}}'}\n"},
-		{"crlf", "  - {file: values.yaml, key: .image.tag}\n  - {file: values.yaml, key: .image.empty, format: digest}\n"},
-		{"empty", "  - {file: values.yaml, key: .image.tag}\n  - {file: values.yaml, key: .image.digest, format: digest}\n"},
-	}
-	for _, tt := range tests {
+	for _, tt := range goldenCases {
 		t.Run(tt.name, func(t *testing.T) {
 			root := copyCase(t, tt.name)
 			p, err := Prepare(root, specWith(t, root, tt.stamps), value)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -13,54 +14,106 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Write writes every changed file. For each file, in path order, it takes
-// an exclusive flock on the file (the same inode the path names, so a
-// concurrent stamp that replaced it is waited for and re-read), removes
-// temporary files a killed earlier run left, re-reads the file and redoes
+// Write writes every changed file and its stamp record (RecordName, one
+// per directory). It locks, in path order, each target file (an exclusive
+// flock on the inode the path names, so a concurrent stamp that replaced
+// it is waited for and re-read) and each record's directory; it removes
+// temporary files a killed earlier run left, re-reads each file and redoes
 // the edit on what is there now: two stamps of different keys of one file
-// both land. Once every file is edited and checked, each new content goes
-// to a temporary file beside its target (same mode and owner, synced);
-// only then are they renamed over the targets. Nothing is written when
-// any file fails. p.Changes is updated to what was written.
+// both land. Once every file is edited and checked and every record
+// updated, each new content goes to a temporary file beside its target
+// (same mode and owner, synced); only then are they renamed over the
+// targets, the records last. Nothing is written when any file fails.
+// p.Changes is updated to what was written.
 func (p *Plan) Write() error {
-	files := append([]*file{}, p.files...)
-	sort.Slice(files, func(i, j int) bool { return files[i].path < files[j].path })
-	var held []*os.File
+	p.started = time.Now()
+	recs := p.records()
+	held, err := p.lockAll(recs)
 	defer func() {
 		for _, f := range held {
 			f.Close() // closing drops the flock
 		}
 	}()
+	if err != nil {
+		return err
+	}
 	var changes []Change
 	var pending []*file
-	for _, f := range files {
-		lf, st, err := lock(f.path)
-		if err != nil {
-			return fmt.Errorf("locking %s: %w", f.rel, err)
-		}
-		held = append(held, lf)
-		removeStale(f.path, time.Now())
-		if err := checkFile(f.rel, st); err != nil {
-			return err
-		}
-		data, err := io.ReadAll(lf)
-		if err != nil {
-			return fmt.Errorf("reading %s: %w", f.rel, err)
-		}
-		out, c, err := p.edit(f, data)
-		if err != nil {
-			return err
-		}
-		f.old, f.new = data, out
-		changes = append(changes, c...)
-		if string(out) != string(data) {
+	for _, f := range p.files {
+		changes = append(changes, f.changes...)
+		if string(f.new) != string(f.old) {
 			pending = append(pending, f)
+		}
+	}
+	for _, r := range recs {
+		changed, err := p.update(r)
+		if err != nil {
+			return err
+		}
+		if changed {
+			pending = append(pending, r.out) // renamed after the values
 		}
 	}
 	if err := commit(pending); err != nil {
 		return err
 	}
 	p.Changes = changes
+	return nil
+}
+
+// lockAll takes the lock of every target file and record directory, in
+// path order (a directory before the files in it: every run takes them
+// in the same order), and redoes each file's edit under its lock. It
+// returns the open files that hold the locks, also on error.
+func (p *Plan) lockAll(recs []*recordFile) ([]*os.File, error) {
+	type item struct {
+		path string
+		f    *file // nil for a record's directory
+	}
+	var items []item
+	for _, f := range p.files {
+		items = append(items, item{f.path, f})
+	}
+	for _, r := range recs {
+		items = append(items, item{r.dir, nil})
+	}
+	sort.Slice(items, func(i, j int) bool { return items[i].path < items[j].path })
+	var held []*os.File
+	for _, it := range items {
+		lf, st, err := lock(it.path)
+		if err != nil {
+			name := it.path
+			if it.f != nil {
+				name = it.f.rel
+			}
+			return held, fmt.Errorf("locking %s: %w", name, err)
+		}
+		held = append(held, lf)
+		if it.f == nil {
+			continue
+		}
+		if err := p.reedit(it.f, lf, st); err != nil {
+			return held, err
+		}
+	}
+	return held, nil
+}
+
+// reedit re-reads f through lf, which holds its lock, and redoes its edit.
+func (p *Plan) reedit(f *file, lf *os.File, st os.FileInfo) error {
+	removeStale(f.path, p.started)
+	if err := checkFile(f.rel, st); err != nil {
+		return err
+	}
+	data, err := io.ReadAll(lf)
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", f.rel, err)
+	}
+	out, c, err := p.edit(f, data)
+	if err != nil {
+		return err
+	}
+	f.old, f.new, f.changes = data, out, c
 	return nil
 }
 
@@ -160,9 +213,15 @@ func commit(files []*file) (err error) {
 // writeTemp writes f's new content to a temporary file beside it, with
 // the target's owner and mode, synced.
 func writeTemp(f *file) (name string, err error) {
+	mode := os.FileMode(0o644) // a new record
 	st, err := os.Stat(f.path)
-	if err != nil {
+	switch {
+	case err == nil:
+		mode = st.Mode() & (os.ModePerm | os.ModeSetuid | os.ModeSetgid | os.ModeSticky)
+	case !errors.Is(err, fs.ErrNotExist):
 		return "", err
+	default:
+		st = nil
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(f.path), tempPattern(f.path))
 	if err != nil {
@@ -177,12 +236,12 @@ func writeTemp(f *file) (name string, err error) {
 	if _, err = tmp.Write(f.new); err != nil {
 		return "", err
 	}
-	if sys, ok := st.Sys().(*syscall.Stat_t); ok && (int(sys.Uid) != os.Geteuid() || int(sys.Gid) != os.Getegid()) {
+	if sys, ok := statOf(st); ok && (int(sys.Uid) != os.Geteuid() || int(sys.Gid) != os.Getegid()) {
 		if err = tmp.Chown(int(sys.Uid), int(sys.Gid)); err != nil {
 			return "", fmt.Errorf("keeping the owner %d:%d (stamp as the file's owner or as root): %w", sys.Uid, sys.Gid, err)
 		}
 	}
-	if err = tmp.Chmod(st.Mode() & (os.ModePerm | os.ModeSetuid | os.ModeSetgid | os.ModeSticky)); err != nil {
+	if err = tmp.Chmod(mode); err != nil {
 		return "", err
 	}
 	if err = tmp.Sync(); err != nil {
@@ -197,4 +256,13 @@ func syncDir(dir string) {
 		d.Sync()
 		d.Close()
 	}
+}
+
+// statOf returns st's system stat, false when there is none (no file yet).
+func statOf(st os.FileInfo) (*syscall.Stat_t, bool) {
+	if st == nil {
+		return nil, false
+	}
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	return sys, ok
 }

@@ -25,7 +25,8 @@ const (
 	CheckTest            = "test"
 )
 
-// Checks lists the check names in report order.
+// Checks lists the check names in report order (the stamp check, CheckStamp,
+// is the image's, after them).
 var Checks = []string{CheckApply, CheckWhitespace, CheckHeader, CheckBackport, CheckAppliedUpstream, CheckTest, CheckUnit, CheckPin, CheckDockerfile, CheckCanonical}
 
 // The statuses of a check.
@@ -131,9 +132,22 @@ func Image(ctx context.Context, env pipeline.Env, name string, opts ...Option) (
 	if err := v.run(ctx); err != nil {
 		return nil, err
 	}
-	res := &Result{Image: name, Unit: s.Dir, Pin: s.Upstream.Ref, Checks: append(v.flatten(), DockerfileChecks(env.Root, s)...)}
+	checks := append(v.flatten(), DockerfileChecks(env.Root, s)...)
+	checks = append(checks, StampChecks(env.Root, s, v.idents())...)
+	res := &Result{Image: name, Unit: s.Dir, Pin: s.Upstream.Ref, Checks: checks}
 	res.OK = !res.Failed()
 	return res, nil
+}
+
+// idents names the series for the stamp check, nil when a patch of it
+// cannot be used.
+func (v *verifier) idents() []series.Ident {
+	for _, e := range v.entries {
+		if e.patch == nil {
+			return nil
+		}
+	}
+	return series.Idents(v.im.Patches)
 }
 
 // entry is one patch file of the series, parsed or not.

@@ -94,3 +94,35 @@ UNITS="kubeovn piraeus-server linstor-csi kilo kamaji"
   run pkm apply --check packages/system/kilo/images/kilo
   assert_success
 }
+
+@test "init reads the recipe's yq stamps; verify tells a digest from another series apart" {
+  pkm init || true
+  spec=$ROOT/packages/system/kamaji/images/kamaji/patchkit.yaml
+  run grep -c 'value: --migrate-image={{.Reference}}' "$spec"
+  assert_output 1
+  # The committed digest predates patchkit: unknown provenance, a warning.
+  run pkm verify kamaji
+  assert_success
+  assert_output --partial "unknown provenance"
+  d=sha256:$(printf '%064d' 7)
+  REGISTRY=ghcr.io/o IMAGE_TAG=v1.2.3 run pkm stamp kamaji --digest "$d"
+  assert_success
+  run cat "$ROOT/packages/system/kamaji/values.yaml"
+  assert_line "    - --migrate-image=ghcr.io/o/kamaji:v1.2.3@$d"
+  assert_line "    repository: ghcr.io/o/kamaji"
+  [ -s "$ROOT/packages/system/kamaji/.patchkit-stamps.json" ]
+  run pkm verify kamaji
+  assert_success
+  refute_output --partial "unknown provenance"
+  # The series changes after the stamp: stale, naming the patch.
+  printf '%s\n' "diff --git a/NEW b/NEW" "new file mode 100644" "--- /dev/null" "+++ b/NEW" "@@ -0,0 +1 @@" "+x" \
+    >"$ROOT/packages/system/kamaji/images/kamaji/patches/zz-new.diff"
+  run pkm verify kamaji
+  assert_success
+  assert_output --partial "since then: added zz-new.diff"
+  # stale: fail makes it a failure.
+  sed -i 's|^    value: --migrate-image=.*|&\n    stale: fail|' "$spec"
+  run pkm verify kamaji
+  assert_failure 1
+  assert_output --partial "since then: added zz-new.diff"
+}

@@ -110,6 +110,23 @@ image:
 		$(call image-tags,kubeovn,v$(KUBEOVN_TAG)) \
 		--metadata-file images/kubeovn.json \
 		$(BUILDX_ARGS)
+	ADDRESS="$(REGISTRY)" \
+		yq -i '.global.registry.address = strenv(ADDRESS)' values.yaml
+	REPOSITORY="kubeovn" \
+		yq -i '.global.images.kubeovn.repository = strenv(REPOSITORY)' values.yaml
+	TAG="$(IMAGE_TAG)@$$(yq e '."containerimage.digest"' images/kubeovn.json -o json -r)" \
+		yq -i '.global.images.kubeovn.tag = strenv(TAG)' values.yaml
+	rm -f images/kubeovn.json
+EOF
+cat >"$ROOT/packages/system/kubeovn/values.yaml" <<'EOF'
+global:
+  registry:
+    address: ghcr.io/cozystack/cozystack
+  images:
+    kubeovn:
+      repository: kubeovn
+      # the pre-patch image
+      tag: v1.15.10@sha256:1111111111111111111111111111111111111111111111111111111111111111
 EOF
 
 # linstor: two images in one Makefile. piraeus-server clones and checks out
@@ -176,12 +193,23 @@ image-piraeus-server:
 		--build-arg K8S_AWAIT_ELECTION_VERSION=v0.4.2 \
 		$(call image-tags,piraeus-server,$(LINSTOR_VERSION)) \
 		$(BUILDX_ARGS)
+	REPOSITORY="$(REGISTRY)/piraeus-server" \
+		yq -i '.piraeusServer.image.repository = strenv(REPOSITORY)' values.yaml
+	DIGEST=$$(cat images/piraeus-server.digest) \
+		yq -i '.piraeusServer.image.digest = strenv(DIGEST)' values.yaml
 
 image-linstor-csi:
 	docker buildx build images/linstor-csi \
 		--build-arg VERSION=$(LINSTOR_CSI_VERSION) \
 		$(call image-tags,linstor-csi,$(LINSTOR_CSI_VERSION)) \
 		$(BUILDX_ARGS)
+EOF
+
+cat >"$ROOT/packages/system/linstor/values.yaml" <<'EOF'
+piraeusServer:
+  image:
+    repository: ghcr.io/cozystack/cozystack/piraeus-server
+    digest: sha256:3333333333333333333333333333333333333333333333333333333333333333
 EOF
 
 # kilo: an archive of a commit, /archive/${VERSION}.tar.gz.
@@ -228,6 +256,19 @@ include ../../../hack/versions.mk
 
 image:
 	docker buildx build images/kamaji --build-arg VERSION=$(KAMAJI_VERSION) $(BUILDX_ARGS)
+	REPOSITORY="$(REGISTRY)/kamaji" \
+		yq -i '.kamaji.image.repository = strenv(REPOSITORY)' values.yaml
+	TAG=$(IMAGE_TAG)@$$(yq e '."containerimage.digest"' images/kamaji.json -o json -r) \
+		yq -i '.kamaji.image.tag = strenv(TAG)' values.yaml
+	yq -i '.kamaji.extraArgs[0] = "--migrate-image=" + .kamaji.image.repository + ":" + .kamaji.image.tag' values.yaml
+EOF
+cat >"$ROOT/packages/system/kamaji/values.yaml" <<'EOF'
+kamaji:
+  image:
+    repository: ghcr.io/cozystack/cozystack/kamaji
+    tag: v0.0.1@sha256:2222222222222222222222222222222222222222222222222222222222222222
+  extraArgs:
+    - --migrate-image=ghcr.io/cozystack/cozystack/kamaji:v0.0.1@sha256:2222222222222222222222222222222222222222222222222222222222222222
 EOF
 
 # cloud-provider: the pin comes from a Makefile variable computed by the

@@ -25,6 +25,7 @@ import (
 	"github.com/patchkit/patchkit/internal/image"
 	"github.com/patchkit/patchkit/internal/pipeline"
 	"github.com/patchkit/patchkit/internal/report"
+	"github.com/patchkit/patchkit/internal/series"
 	"github.com/patchkit/patchkit/internal/spec"
 	"github.com/patchkit/patchkit/internal/stamp"
 	"github.com/patchkit/patchkit/internal/tree"
@@ -349,7 +350,9 @@ func runOnce(ctx context.Context, opts *Options) error {
 
 	// 6. Stamp, now that the image is where the reference says.
 	if opts.Stamp {
-		plan, err := stamp.Prepare(root, s, target.Value(digest))
+		v := target.Value(digest)
+		v.Series, v.By = series.Idents(im.Patches), stamp.ByBuild
+		plan, err := stamp.Prepare(root, s, v)
 		if err != nil {
 			return err
 		}
@@ -370,9 +373,7 @@ func request(root string, s *spec.Spec, im *pipeline.Image, ctxDir string, creat
 		// same wherever the upstream was read from.
 		Image: s.Name, Source: upstream.Redact(s.Upstream.URL), Ref: im.Ref, Revision: im.Commit, Created: created,
 	}
-	for _, p := range im.Patches {
-		prov.Patches = append(prov.Patches, image.PatchID{Name: p.Name, ID: p.PatchID})
-	}
+	prov.Patches = series.Idents(im.Patches)
 	ann := prov.Annotations()
 	req := image.Request{ContextDir: ctxDir, Created: created, Annotations: ann, Labels: ann, Base: s.Build.Base}
 	// build.context unit: the Dockerfile fetches and patches the upstream

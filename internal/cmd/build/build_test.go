@@ -24,6 +24,7 @@ import (
 	"github.com/patchkit/patchkit/internal/image"
 	"github.com/patchkit/patchkit/internal/image/imagetest"
 	"github.com/patchkit/patchkit/internal/spec"
+	"github.com/patchkit/patchkit/internal/stamp"
 )
 
 // env is a fake environment for Getenv.
@@ -137,6 +138,20 @@ func TestNativeToLayoutAndStamp(t *testing.T) {
 	}
 	if len(b.Stamped) != 1 || b.Stamped[0].Key != ".image.tag" {
 		t.Errorf("stamped = %+v", b.Stamped)
+	}
+	// The stamp record beside values.yaml names the series the image's
+	// annotation names.
+	data, err := os.ReadFile(filepath.Join(root, "images", "greeter", stamp.RecordName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec stamp.Record
+	if err := json.Unmarshal(data, &rec); err != nil {
+		t.Fatal(err)
+	}
+	if e := rec.Lookup("values.yaml", ".image.tag"); e == nil || e.Digest != b.Digest || e.By != stamp.ByBuild ||
+		e.Series != ann[image.AnnotationSeries] || !strings.HasPrefix(e.Series, "sha256:") || len(e.Patches) != 2 {
+		t.Errorf("stamp record = %s; the series annotation is %q", data, ann[image.AnnotationSeries])
 	}
 
 	// The same inputs give the same digest; SOURCE_DATE_EPOCH another.

@@ -55,9 +55,10 @@ type initUnit struct {
 	Upstream struct {
 		URL, Ref string
 	} `json:"upstream"`
-	Patches string `json:"patches"`
-	Status  string `json:"status"`
-	Problem string `json:"problem"`
+	Patches string   `json:"patches"`
+	Status  string   `json:"status"`
+	Problem string   `json:"problem"`
+	Notes   []string `json:"notes"`
 }
 
 // TestInitAdoptsMonorepo is the adoption end to end: init writes a spec for
@@ -115,6 +116,28 @@ func TestInitAdoptsMonorepo(t *testing.T) {
 	for _, s := range []string{"makefile-var: LINSTOR_VERSION", "makefile: ../../Makefile", "prefix: v", "patches: ./patches"} {
 		if !strings.Contains(string(spec), s) {
 			t.Errorf("piraeus-server spec lacks %q: the pin must point at its source\n%s", s, spec)
+		}
+	}
+	// The yq -i stamps of the recipe that builds kamaji are its stamp entries.
+	kamaji, err := os.ReadFile(filepath.Join(root, "packages/system/kamaji/images/kamaji/patchkit.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{
+		"  - file: ../../values.yaml  # packages/system/kamaji/Makefile:6\n    key: .kamaji.image.repository\n    value: '{{.Registry}}/kamaji'\n",
+		"    key: .kamaji.image.tag\n    value: '{{.Tag}}@{{.Digest}}'\n",
+		"    key: .kamaji.extraArgs[0]\n    value: --migrate-image={{.Reference}}\n",
+		"image:\n  repository: kamaji  #",
+	} {
+		if !strings.Contains(string(kamaji), s) {
+			t.Errorf("kamaji spec lacks the stamp %q\n%s", s, kamaji)
+		}
+	}
+	// The one it cannot translate is a note with its line.
+	for _, u := range units {
+		if u.Dir == "packages/system/linstor/images/piraeus-server" &&
+			!strings.Contains(strings.Join(u.Notes, "\n"), "packages/system/linstor/Makefile:19: cannot translate this yq line into a stamp entry (the command substitution $$(cat images/piraeus-server.digest))") {
+			t.Errorf("piraeus-server notes = %q, want the untranslatable yq line", u.Notes)
 		}
 	}
 

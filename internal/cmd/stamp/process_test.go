@@ -3,6 +3,7 @@ package stamp
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/patchkit/patchkit/internal/cmdutil"
+	stampstage "github.com/patchkit/patchkit/internal/stamp"
 )
 
 // childRoot, set in a re-executed test binary's environment, makes it run
@@ -59,6 +61,7 @@ func unitRoot(t *testing.T, stamps map[string]string) string {
 	for name, st := range stamps {
 		dir := filepath.Join(root, "images", name)
 		os.MkdirAll(dir, 0o755)
+		os.MkdirAll(filepath.Join(root, "patches", name), 0o755) // an empty series
 		spec := "upstream: {url: file:///u, ref: v1}\npatches: patches/" + name + "\nimage: {repository: " + name + ", tag: v1.0.0}\nstamp:\n" + st
 		if err := os.WriteFile(filepath.Join(dir, "patchkit.yaml"), []byte(spec), 0o644); err != nil {
 			t.Fatal(err)
@@ -66,6 +69,20 @@ func unitRoot(t *testing.T, stamps map[string]string) string {
 	}
 	os.MkdirAll(filepath.Join(root, "shared"), 0o755)
 	return root
+}
+
+// readRecord reads a stamp record.
+func readRecord(t *testing.T, path string) *stampstage.Record {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("reading the stamp record: %v", err)
+	}
+	var r stampstage.Record
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatalf("stamp record %s: %v", data, err)
+	}
+	return &r
 }
 
 func digestN(n int) string { return fmt.Sprintf("sha256:%064x", n) }
@@ -96,6 +113,12 @@ func TestConcurrentStampsLoseNothing(t *testing.T) {
 		if string(got) != want {
 			lost++
 			t.Logf("round %d: values.yaml =\n%s", round, got)
+		}
+		// The record beside it holds both stamps too.
+		rec := readRecord(t, filepath.Join(root, "shared", stampstage.RecordName))
+		if a, b := rec.Lookup("values.yaml", ".a.tag"), rec.Lookup("values.yaml", ".b.tag"); a == nil || b == nil || a.Digest != digestN(2*round) || b.Digest != digestN(2*round+1) {
+			lost++
+			t.Logf("round %d: record = %+v", round, rec)
 		}
 	}
 	if lost > 0 {
@@ -154,6 +177,12 @@ func TestKilledStampLeavesNoHalfFile(t *testing.T) {
 		}
 		if got, _ := os.ReadFile(path); string(got) != stamped {
 			t.Errorf("the next run did not stamp the file")
+		}
+		if e := readRecord(t, filepath.Join(root, "shared", stampstage.RecordName)).Lookup("values.yaml", ".image.tag"); e == nil || e.Digest != digestN(1) {
+			t.Errorf("the next run did not record the stamp: %+v", e)
+		}
+		if left, _ := filepath.Glob(filepath.Join(root, "shared", "."+stampstage.RecordName+".patchkit-*")); len(left) > 0 {
+			t.Errorf("the record's temporary files are left: %v", left)
 		}
 	}
 	t.Logf("caught a run mid-write after %d tries", tries)

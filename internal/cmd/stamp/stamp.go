@@ -4,13 +4,16 @@ package stamp
 import (
 	"context"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/patchkit/patchkit/internal/cmd/build"
 	"github.com/patchkit/patchkit/internal/cmdutil"
 	"github.com/patchkit/patchkit/internal/diag"
+	"github.com/patchkit/patchkit/internal/pipeline"
 	"github.com/patchkit/patchkit/internal/report"
+	"github.com/patchkit/patchkit/internal/series"
 	"github.com/patchkit/patchkit/internal/spec"
 	stampstage "github.com/patchkit/patchkit/internal/stamp"
 )
@@ -87,7 +90,14 @@ func run(_ context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	plan, err := stampstage.Prepare(root, s, target.Value(opts.Digest))
+	// The record names the series in the repository now: the digest was given.
+	patches, err := series.Load(filepath.Join(root, filepath.FromSlash(s.Patches)), s.Patches, pipeline.SeriesOptions(s)...)
+	if err != nil {
+		return err
+	}
+	v := target.Value(opts.Digest)
+	v.Series = series.Idents(patches)
+	plan, err := stampstage.Prepare(root, s, v)
 	if err != nil {
 		return err
 	}
