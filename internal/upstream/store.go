@@ -49,16 +49,8 @@ func (s *store) close() error { return s.st.Close() }
 // tree is present, every ref points at an object that is present, and every
 // shallow commit is present.
 func (s *store) check() error {
-	head, err := s.repo.Reference(plumbing.HEAD, true)
-	if err != nil {
-		return fmt.Errorf("resolving HEAD: %w", err)
-	}
-	commit, err := object.GetCommit(s.st, head.Hash())
-	if err != nil {
-		return fmt.Errorf("reading HEAD commit %s: %w", head.Hash(), err)
-	}
-	if err := s.st.HasEncodedObject(commit.TreeHash); err != nil {
-		return fmt.Errorf("reading tree %s of HEAD: %w", commit.TreeHash, err)
+	if err := s.checkHead(); err != nil {
+		return err
 	}
 	refs, err := s.st.IterReferences()
 	if err != nil {
@@ -84,6 +76,27 @@ func (s *store) check() error {
 		if err := s.st.HasEncodedObject(h); err != nil {
 			return fmt.Errorf("shallow commit %s: %w", h, err)
 		}
+	}
+	return nil
+}
+
+// checkHead checks that HEAD resolves to a commit whose tree is present. In
+// a partial cache, which fetches only the refs asked for, HEAD's branch may
+// be absent (unborn).
+func (s *store) checkHead() error {
+	head, err := s.repo.Reference(plumbing.HEAD, true)
+	if errors.Is(err, plumbing.ErrReferenceNotFound) && isPartial(s.path) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("resolving HEAD: %w", err)
+	}
+	commit, err := object.GetCommit(s.st, head.Hash())
+	if err != nil {
+		return fmt.Errorf("reading HEAD commit %s: %w", head.Hash(), err)
+	}
+	if err := s.st.HasEncodedObject(commit.TreeHash); err != nil {
+		return fmt.Errorf("reading tree %s of HEAD: %w", commit.TreeHash, err)
 	}
 	return nil
 }
@@ -336,7 +349,15 @@ func (c *Cache) cloneInto(ctx context.Context, path string) (err error) {
 	if err != nil {
 		return fmt.Errorf("opening %s: %w", tmp, err)
 	}
-	ferr := c.fetchInto(ctx, s, nil, nil)
+	var ferr error
+	if c.opts.shallow {
+		// Nothing is fetched yet: Ensure fetches each ref with a depth.
+		if ferr = markPartial(tmp); ferr == nil {
+			ferr = c.fetchInto(ctx, s, fetchReq{depth: 1})
+		}
+	} else {
+		ferr = c.fetchInto(ctx, s, fetchReq{})
+	}
 	if cerr := s.close(); ferr == nil {
 		ferr = cerr
 	}
