@@ -148,6 +148,9 @@ func (c *Cache) fetchInto(ctx context.Context, s *store, req fetchReq) error {
 		if err := c.gitFetch(ctx, s.path, specs, fetchDepth{depth: req.depth, unshallow: deepen && hasShallow(s)}); err != nil {
 			return err
 		}
+		if err := packRefs(ctx, s.path); err != nil {
+			return err
+		}
 		s.st.Reindex()
 	}
 	if err := setHead(s, ar, headTarget); err != nil {

@@ -61,6 +61,22 @@ func (c *Cache) gitFetch(ctx context.Context, dir string, specs []config.RefSpec
 	return nil
 }
 
+// packRefs packs the refs of the bare repository at dir into packed-refs.
+// git fetch writes a loose file per ref, and an upstream's hundreds of tags
+// would otherwise cost every later run a file open per ref when it lists
+// them (every Open checks every ref). A killed pack-refs leaves
+// packed-refs.lock, which removeLeftovers clears.
+func packRefs(ctx context.Context, dir string) error {
+	cmd := exec.CommandContext(ctx, "git", "-c", "core.logAllRefUpdates=false", "--git-dir", dir, "pack-refs", "--all", "--prune")
+	cmd.Env = GitEnv()
+	var stderr tailBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("git pack-refs: %s: %w", stderr.String(), err)
+	}
+	return nil
+}
+
 // fetchDepth is how much history a git fetch brings: depth commits of each
 // ref, or (unshallow) all that the upstream has beyond the cache's shallow
 // boundaries; the zero value fetches what the refs reach, stopping at the

@@ -56,11 +56,13 @@ func (s *store) check() error {
 	if err != nil {
 		return fmt.Errorf("listing refs: %w", err)
 	}
+	seen := map[plumbing.Hash]bool{}
 	err = refs.ForEach(func(r *plumbing.Reference) error {
-		if r.Type() != plumbing.HashReference {
+		if r.Type() != plumbing.HashReference || seen[r.Hash()] {
 			return nil
 		}
-		if err := s.st.HasEncodedObject(r.Hash()); err != nil {
+		seen[r.Hash()] = true
+		if err := s.has(r.Hash()); err != nil {
 			return fmt.Errorf("ref %s points at %s: %w", r.Name(), r.Hash(), err)
 		}
 		return nil
@@ -78,6 +80,17 @@ func (s *store) check() error {
 		}
 	}
 	return nil
+}
+
+// has reports whether object h is present. Once the pack indexes are
+// loaded (checkHead read a commit) go-git looks in the packs first, where a
+// fetched cache keeps every object; HasEncodedObject would first look for a
+// loose object file, a path walk and a failed open for each of an upstream's
+// hundreds of tags. The objects that refs point at are commits and tags,
+// small to read.
+func (s *store) has(h plumbing.Hash) error {
+	_, err := s.st.EncodedObject(plumbing.AnyObject, h)
+	return err
 }
 
 // checkHead checks that HEAD resolves to a commit whose tree is present. In
