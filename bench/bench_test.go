@@ -142,10 +142,16 @@ func spread(b *testing.B, prefix string, ds []time.Duration) {
 	if len(ds) == 0 {
 		return
 	}
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	s := sortedCopy(ds)
 	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 	b.ReportMetric(ms(s[0]), prefix+"-min-ms")
 	b.ReportMetric(ms(s[len(s)/2]), prefix+"-med-ms")
 	b.ReportMetric(ms(s[len(s)-1]), prefix+"-max-ms")
+}
+
+// sortedCopy is ds sorted, shortest first.
+func sortedCopy(ds []time.Duration) []time.Duration {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s
 }
