@@ -8,8 +8,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/patchkit/patchkit/internal/gittest"
 )
@@ -131,4 +133,25 @@ func writeSpec(b *testing.B, root, name, url, ref, releases string) {
 	if err := os.WriteFile(filepath.Join(dir, "patchkit.yaml"), []byte(spec), 0o644); err != nil {
 		b.Fatal(err)
 	}
+}
+
+// spread reports the minimum, median and maximum of ds in milliseconds as
+// metrics named <prefix>-min-ms, -med-ms and -max-ms.
+func spread(b *testing.B, prefix string, ds []time.Duration) {
+	b.Helper()
+	if len(ds) == 0 {
+		return
+	}
+	s := sortedCopy(ds)
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	b.ReportMetric(ms(s[0]), prefix+"-min-ms")
+	b.ReportMetric(ms(s[len(s)/2]), prefix+"-med-ms")
+	b.ReportMetric(ms(s[len(s)-1]), prefix+"-max-ms")
+}
+
+// sortedCopy is ds sorted, shortest first.
+func sortedCopy(ds []time.Duration) []time.Duration {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s
 }

@@ -106,14 +106,18 @@ func serve(b *testing.B, dir string) string {
 // BenchmarkColdApplyCheck is a CI runner's first run: no cache.
 //   - git: git clone --depth 1 --branch v1.0.0, then git apply --check;
 //   - patchkit: patchkit apply --check with an empty cache directory, which
-//     clones the upstream's history into its cache (obsolete-check needs it).
+//     fetches only the pin at depth 1 into a partial cache.
 //
-// Both must accept the series; the benchmark fails otherwise.
+// Both must accept the series; the benchmark fails otherwise. Outside the
+// timed comparison it also times what a later history-walking command pays
+// once on that cache: patchkit obsolete-check deepening it to the whole
+// history (deepen-ms), beside a full git clone --bare (clone-full-ms).
 func BenchmarkColdApplyCheck(b *testing.B) {
 	up, root, patches := setupCold(b)
 	work := b.TempDir()
 	var gitTime, pkTime time.Duration
-	var gitRSS, pkRSS int64
+	var gitRSS, pkRSS, deepRSS int64
+	var gitRuns, pkRuns, deepRuns, fullRuns []time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		ways := []func(){
@@ -123,6 +127,7 @@ func BenchmarkColdApplyCheck(b *testing.B) {
 				rss := run(b, work, "git", "clone", "-q", "--depth", "1", "--branch", "v1.0.0", up, out)
 				rss = max(rss, run(b, out, "git", append([]string{"apply", "--check", "--whitespace=error"}, patches...)...))
 				gitTime += time.Since(start)
+				gitRuns = append(gitRuns, time.Since(start))
 				gitRSS = max(gitRSS, rss)
 				b.StopTimer()
 				os.RemoveAll(out)
@@ -133,8 +138,17 @@ func BenchmarkColdApplyCheck(b *testing.B) {
 				start := time.Now()
 				pkRSS = max(pkRSS, run(b, root, patchkitBin, "--cache-dir", cache, "apply", "bench", "--check"))
 				pkTime += time.Since(start)
+				pkRuns = append(pkRuns, time.Since(start))
 				b.StopTimer()
+				start = time.Now()
+				deepRSS = max(deepRSS, run(b, root, patchkitBin, "--cache-dir", cache, "obsolete-check", "bench", "-o", "json"))
+				deepRuns = append(deepRuns, time.Since(start))
 				os.RemoveAll(cache)
+				full := filepath.Join(work, fmt.Sprintf("full-%d", i))
+				start = time.Now()
+				run(b, work, "git", "clone", "-q", "--bare", up, full)
+				fullRuns = append(fullRuns, time.Since(start))
+				os.RemoveAll(full)
 				b.StartTimer()
 			},
 		}
@@ -150,4 +164,9 @@ func BenchmarkColdApplyCheck(b *testing.B) {
 	b.ReportMetric(float64(pkTime)/float64(gitTime), "patchkit/git")
 	b.ReportMetric(float64(gitRSS), "git-maxRSS-KiB")
 	b.ReportMetric(float64(pkRSS), "patchkit-maxRSS-KiB")
+	b.ReportMetric(float64(deepRSS), "deepen-maxRSS-KiB")
+	spread(b, "git", gitRuns)
+	spread(b, "patchkit", pkRuns)
+	spread(b, "deepen", deepRuns)
+	spread(b, "clone-full", fullRuns)
 }

@@ -9,32 +9,37 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/patchkit/patchkit/internal/gittest"
 )
 
-// The obsolete-check benchmark, as issue B sets it: an upstream with 200
-// release tags and a 10-patch series, some of whose patches land upstream as
-// cherry-picks (other context, same patch-id) at different releases.
-const (
-	obsTags    = 200
-	obsPatches = 10
-	obsFiles   = 40
-)
+// obsShape sizes an obsolete-check benchmark's upstream: release tags
+// v1.<t/20>.<t%20> (all matched by the spec's releases glob), files, and
+// per release some untagged commits and some tags the glob does not match
+// (nightly-<t>-<n>, loose refs in the cache, as a real upstream's many
+// tags). A 10-patch series; some patches land upstream as cherry-picks
+// (other context, same patch-id) at the releases land gives.
+type obsShape struct {
+	tags, files, commitsPerTag, extraTagsPerTag int
+	land                                        map[int]int // patch -> release index
+}
+
+const obsPatches = 10
+
+// issueB is the shape issue B set: 200 releases of 40 files.
+var issueB = obsShape{tags: 200, files: 40, commitsPerTag: 0, extraTagsPerTag: 0,
+	land: map[int]int{1: 15, 3: 60, 4: 60, 6: 120, 8: 185}}
+
+// kubeOVN is kube-ovn's shape (issue L): about 1,000 files, a long history
+// (2,400 commits), 24 release refs in the scan and 480 other tags.
+var kubeOVN = obsShape{tags: 24, files: 1000, commitsPerTag: 99, extraTagsPerTag: 20,
+	land: map[int]int{1: 3, 3: 8, 4: 8, 6: 14, 8: 20}}
 
 // landsAt says at which tag index patch i lands upstream; -1 never.
-func landsAt(i int) int {
-	switch i {
-	case 1:
-		return 15
-	case 3:
-		return 60
-	case 4:
-		return 60
-	case 6:
-		return 120
-	case 8:
-		return 185
+func (sh obsShape) landsAt(i int) int {
+	if t, ok := sh.land[i]; ok {
+		return t
 	}
 	return -1
 }
@@ -66,42 +71,62 @@ func patchRepl(i int) map[int]string {
 
 // setupObsolete builds the upstream with fast-import and the series with git
 // diff, and returns the upstream dir, the repo root and the tag names.
-func setupObsolete(b *testing.B) (string, string, []string) {
+func setupObsolete(b *testing.B, sh obsShape) (string, string, []string) {
 	b.Helper()
 	var stream bytes.Buffer
-	state := make([]map[int]string, obsFiles)
+	state := make([]map[int]string, sh.files)
 	for f := range state {
 		state[f] = map[int]string{}
 	}
+	// render gives every file the first time, then only the changed ones.
+	dirty := map[int]bool{}
+	for f := 0; f < sh.files; f++ {
+		dirty[f] = true
+	}
 	render := func() map[string]string {
 		files := map[string]string{}
-		for f := 0; f < obsFiles; f++ {
-			files[fmt.Sprintf("src/f%02d.txt", f)] = obsFile(f, state[f])
+		for f := range dirty {
+			files[obsPath(f)] = obsFile(f, state[f])
 		}
+		clear(dirty)
 		return files
 	}
-	tags := make([]string, obsTags)
+	change := func(f, l int, text string) {
+		state[f][l] = text
+		dirty[f] = true
+	}
+	tags := make([]string, sh.tags)
 	mark := 0
-	for t := 0; t < obsTags; t++ {
+	for t := 0; t < sh.tags; t++ {
 		tags[t] = fmt.Sprintf("v1.%d.%d", t/20, t%20)
 		if t > 0 {
 			// noise: every release changes a line of some file, away from the patched lines
-			f := (t * 7) % obsFiles
-			state[f][30+(t%20)] = fmt.Sprintf("file %d line %d: changed at release %d", f, 30+(t%20), t)
+			f := (t * 7) % sh.files
+			change(f, 30+(t%20), fmt.Sprintf("file %d line %d: changed at release %d", f, 30+(t%20), t))
+			// and untagged commits change lines of files no patch touches
+			for n := 0; n < sh.commitsPerTag; n++ {
+				f := obsPatches + (t*131+n*17)%(sh.files-obsPatches)
+				change(f, (n*7)%80, fmt.Sprintf("file %d: commit %d of release %d", f, n, t))
+				mark++
+				commitStream(&stream, mark, mark-1, "", render(), int64(1700000000+t*3600-1800+n))
+				for e := 0; e < sh.extraTagsPerTag && n == 0; e++ {
+					fmt.Fprintf(&stream, "reset refs/tags/nightly-%d-%d\nfrom :%d\n", t, e, mark)
+				}
+			}
 		}
 		for i := 0; i < obsPatches; i++ {
-			if landsAt(i) == t {
+			if sh.landsAt(i) == t {
 				// the cherry-pick lands as its own commit, before the release
 				for l, r := range patchRepl(i) {
-					state[i][l] = r
+					change(i, l, r)
 				}
 				mark++
 				commitStream(&stream, mark, mark-1, "", render(), int64(1700000000+t*3600-60))
 			}
-			if landsAt(i) >= 0 && landsAt(i)+30 == t {
+			if sh.landsAt(i) >= 0 && sh.landsAt(i)+max(2, sh.tags/7) == t {
 				// later, upstream edits the context of the landed change: only
 				// the patch-id still finds it
-				state[i][12] = fmt.Sprintf("file %d line 12: reworded after patch %d landed", i, i)
+				change(i, 12, fmt.Sprintf("file %d line 12: reworded after patch %d landed", i, i))
 			}
 		}
 		mark++
@@ -118,7 +143,7 @@ func setupObsolete(b *testing.B) (string, string, []string) {
 		b.Fatalf("clone: %v %s", err, out)
 	}
 	for i := 0; i < obsPatches; i++ {
-		os.WriteFile(filepath.Join(wt, fmt.Sprintf("src/f%02d.txt", i)), []byte(obsFile(i, patchRepl(i))), 0o644)
+		os.WriteFile(filepath.Join(wt, obsPath(i)), []byte(obsFile(i, patchRepl(i))), 0o644)
 		cmd := exec.Command("git", "diff")
 		cmd.Dir = wt
 		diff, err := cmd.Output()
@@ -129,6 +154,14 @@ func setupObsolete(b *testing.B) (string, string, []string) {
 		exec.Command("git", "-C", wt, "checkout", "-q", ".").Run()
 	}
 	return up, root, tags
+}
+
+// obsPath is generated file f's path: 25 files a directory.
+func obsPath(f int) string {
+	if f < 40 {
+		return fmt.Sprintf("src/f%02d.txt", f) // issue B's layout
+	}
+	return fmt.Sprintf("pkg%02d/f%04d.txt", f/25, f)
 }
 
 // verdicts maps "patch@tag" to applies or present.
@@ -187,10 +220,17 @@ func patchkitObsolete(b *testing.B, root, cache string) (verdicts, int64) {
 }
 
 // BenchmarkObsoleteCheck runs (a) patchkit obsolete-check and (b) the naive
-// checkout-and-git-apply loop over 200 tags and 10 patches, and checks that
-// they agree on every verdict the naive loop can give.
-func BenchmarkObsoleteCheck(b *testing.B) {
-	up, root, tags := setupObsolete(b)
+// checkout-and-git-apply loop over 200 tags and 10 patches (issue B's
+// shape), and checks that they agree on every verdict the naive loop can
+// give.
+func BenchmarkObsoleteCheck(b *testing.B) { benchObsolete(b, issueB) }
+
+// BenchmarkObsoleteKubeOVN is the same on kube-ovn's shape: 1,000 files,
+// 2,400 commits, 24 releases in the scan, 480 other tags (issue L).
+func BenchmarkObsoleteKubeOVN(b *testing.B) { benchObsolete(b, kubeOVN) }
+
+func benchObsolete(b *testing.B, sh obsShape) {
+	up, root, tags := setupObsolete(b, sh)
 	cache := b.TempDir()
 	// warm the cache (online), then compare verdicts
 	warm := exec.Command(patchkitBin, "--root", root, "--cache-dir", cache, "obsolete-check", "obs")
@@ -198,21 +238,51 @@ func BenchmarkObsoleteCheck(b *testing.B) {
 	warm.Run()
 	got, _ := patchkitObsolete(b, root, cache)
 	want, _ := naive(b, up, root, tags)
+	compareVerdicts(b, got, want)
+
+	var naiveRuns, pkRuns []time.Duration
+	b.Run("naive-git-loop", func(b *testing.B) {
+		var rss int64
+		for i := 0; i < b.N; i++ {
+			start := time.Now()
+			_, r := naive(b, up, root, tags)
+			naiveRuns = append(naiveRuns, time.Since(start))
+			rss = max(rss, r)
+		}
+		b.ReportMetric(float64(rss), "maxRSS-KiB")
+		spread(b, "naive", naiveRuns)
+	})
+	b.Run("patchkit", func(b *testing.B) {
+		var rss int64
+		for i := 0; i < b.N; i++ {
+			start := time.Now()
+			_, r := patchkitObsolete(b, root, cache)
+			pkRuns = append(pkRuns, time.Since(start))
+			rss = max(rss, r)
+		}
+		b.ReportMetric(float64(rss), "maxRSS-KiB")
+		spread(b, "patchkit", pkRuns)
+	})
+}
+
+// compareVerdicts fails the benchmark unless patchkit gives the naive loop's
+// verdict wherever the loop has one (present or applies). Where the loop only
+// sees a conflict, patchkit knows more: the change is present by patch-id, or
+// superseded.
+func compareVerdicts(b *testing.B, got, want verdicts) {
+	b.Helper()
 	if len(got) != len(want) {
 		b.Fatalf("patchkit gave %d verdicts, the naive loop %d", len(got), len(want))
 	}
-	// Where the naive loop has a verdict (present or applies) patchkit must
-	// give the same one. Where it only sees a conflict, patchkit knows more:
-	// the change is present by patch-id, or superseded.
 	landed, onlyPatchID := 0, 0
 	for k, w := range want {
 		switch {
 		case w != "conflict" && got[k] != w:
-			b.Errorf("%s: patchkit %s, naive loop %s", k, got[k], w)
+			b.Fatalf("%s: patchkit %s, naive loop %s", k, got[k], w)
 		case w == "conflict" && got[k] == "present":
 			onlyPatchID++
 		case w == "conflict" && got[k] != "conflict" && got[k] != "superseded":
-			b.Errorf("%s: patchkit %s, naive loop conflict", k, got[k])
+			b.Fatalf("%s: patchkit %s, naive loop conflict", k, got[k])
 		}
 		if w == "present" {
 			landed++
@@ -222,21 +292,4 @@ func BenchmarkObsoleteCheck(b *testing.B) {
 		b.Fatalf("landed %d, found only by patch-id %d: the benchmark misses a case", landed, onlyPatchID)
 	}
 	b.Logf("%d verdicts agree; %d present by reverse apply, %d present only by patch-id", len(want), landed, onlyPatchID)
-
-	b.Run("naive-git-loop", func(b *testing.B) {
-		var rss int64
-		for i := 0; i < b.N; i++ {
-			_, r := naive(b, up, root, tags)
-			rss = max(rss, r)
-		}
-		b.ReportMetric(float64(rss), "maxRSS-KiB")
-	})
-	b.Run("patchkit", func(b *testing.B) {
-		var rss int64
-		for i := 0; i < b.N; i++ {
-			_, r := patchkitObsolete(b, root, cache)
-			rss = max(rss, r)
-		}
-		b.ReportMetric(float64(rss), "maxRSS-KiB")
-	})
 }

@@ -27,16 +27,12 @@ import (
 // Input.Refs replaces both, scanned in the order given.
 func selectRefs(ctx context.Context, g gitRunner, in Input) ([]Ref, []Skipped, *history, error) {
 	c := in.Cache
-	tags, err := c.Tags()
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	tagNames := map[string]bool{}
-	for _, t := range tags {
-		tagNames[t.Name] = true
-	}
 	if len(in.Refs) > 0 {
-		refs, err := explicitRefs(ctx, c, in.Refs, tagNames)
+		tags, err := c.Tags()
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		refs, err := explicitRefs(ctx, c, in.Refs, tagNamesOf(tags))
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -52,15 +48,9 @@ func selectRefs(ctx context.Context, g gitRunner, in Input) ([]Ref, []Skipped, *
 	}
 
 	up := in.Spec.Upstream
-	var matching []upstream.Tag
-	if up.Releases != "" {
-		for _, t := range tags {
-			if ok, err := path.Match(up.Releases, t.Name); err != nil {
-				return nil, nil, nil, &diag.InputError{File: in.Spec.File, Line: in.Spec.Line("upstream.releases"), Key: "upstream.releases", Msg: fmt.Sprintf("bad glob %q", up.Releases), Err: err}
-			} else if ok {
-				matching = append(matching, t)
-			}
-		}
+	matching, tagNames, err := releaseTags(in)
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	var branches []Ref
 	for i, b := range up.Branches {
@@ -105,6 +95,47 @@ const (
 	skipBeforeBase   = "older than %s, the latest release the pin contains, and does not contain the pin"
 	skipBeforeCommit = "committed before the pin, and does not contain it"
 )
+
+// releaseTags returns the tags matching upstream.releases that point at
+// commits, and the names of those and of the pin's tag, when it points at a
+// commit. Only these tags' objects are read: an upstream's many other tags
+// cost nothing but their names in packed-refs.
+func releaseTags(in Input) ([]upstream.Tag, map[string]bool, error) {
+	up := in.Spec.Upstream
+	names, err := in.Cache.TagNames()
+	if err != nil {
+		return nil, nil, err
+	}
+	release := map[string]bool{}
+	if up.Releases != "" {
+		for _, n := range names {
+			if ok, err := path.Match(up.Releases, n); err != nil {
+				return nil, nil, &diag.InputError{File: in.Spec.File, Line: in.Spec.Line("upstream.releases"), Key: "upstream.releases", Msg: fmt.Sprintf("bad glob %q", up.Releases), Err: err}
+			} else if ok {
+				release[n] = true
+			}
+		}
+	}
+	tags, err := in.Cache.TagsMatching(func(n string) bool { return release[n] || n == up.Ref })
+	if err != nil {
+		return nil, nil, err
+	}
+	var matching []upstream.Tag
+	for _, t := range tags {
+		if release[t.Name] {
+			matching = append(matching, t)
+		}
+	}
+	return matching, tagNamesOf(tags), nil
+}
+
+func tagNamesOf(tags []upstream.Tag) map[string]bool {
+	names := map[string]bool{}
+	for _, t := range tags {
+		names[t.Name] = true
+	}
+	return names
+}
 
 // newerTags splits the matching tags into those to scan (semantic versions
 // in version order, the others by commit date) and those skipped, with why.

@@ -25,6 +25,10 @@ type Env struct {
 	UpstreamURL string    // replaces upstream.url when set
 	Offline     bool      // never touch the network
 	Progress    io.Writer // fetch progress, io.Discard when not a terminal
+	// Shallow: the command reads only the trees of the pin and --ref, not
+	// their history, so a cache it clones fetches them at depth 1
+	// (upstream.WithShallow).
+	Shallow bool
 }
 
 // Image is an image unit prepared for applying: its spec, its upstream cache,
@@ -100,6 +104,7 @@ func Open(ctx context.Context, env Env, s *spec.Spec, ref string) (*Image, error
 	cache, err := upstream.Open(ctx, env.CacheDir, url,
 		upstream.WithOffline(env.Offline),
 		upstream.WithProgress(env.Progress),
+		upstream.WithShallow(env.Shallow),
 		upstream.WithBranches(s.Upstream.Branches...))
 	if err != nil {
 		return nil, err
@@ -136,6 +141,12 @@ func (im *Image) Materialize(ctx context.Context, p *series.Patch) (*series.Patc
 			return nil, &diag.InputError{File: p.Path, Line: ref.Line, Msg: fmt.Sprintf("upstream %s does not have commit %s", im.Cache.URL(), ref.Commit), Err: err}
 		}
 		return nil, fmt.Errorf("%s:%d: %w", p.Path, ref.Line, err)
+	}
+	if im.Cache.Boundary(ref.Commit) {
+		// Its diff needs its parent, which a partial cache may lack.
+		if err := im.Cache.Deepen(ctx); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", p.Path, ref.Line, err)
+		}
 	}
 	diff, err := backport.Show(ctx, im.Cache, ref.Commit)
 	if err != nil {

@@ -36,15 +36,26 @@ func (c *Cache) Fetch(ctx context.Context) error {
 		return c.errorf("fetching %s: %w", c.redacted, err)
 	}
 	defer lk.unlock()
-	if err := c.refresh(ctx, nil, nil); err != nil {
+	if err := c.refresh(ctx, fetchReq{}); err != nil {
 		return c.errorf("fetching %s: %w", c.redacted, err)
 	}
 	return nil
 }
 
+// fetchReq is what one fetch brings into the cache.
+type fetchReq struct {
+	// branches are branches to keep besides the default and configured ones.
+	branches []string
+	// commits are fetched by id into refs/patchkit/commits/.
+	commits []plumbing.Hash
+	// depth > 0 fetches the refs with that depth into a partial cache. 0
+	// fetches their whole history, and completes a partial cache.
+	depth int
+}
+
 // refresh fetches into the cache under the exclusive lock, with the marker
 // file present for the duration so that a killed run is detected.
-func (c *Cache) refresh(ctx context.Context, branches []string, commits []plumbing.Hash) error {
+func (c *Cache) refresh(ctx context.Context, req fetchReq) error {
 	return c.withStore(func(s *store) error {
 		marker := c.markerPath()
 		stamp := fmt.Sprintf("pid %d at %s\n", os.Getpid(), time.Now().UTC().Format(time.RFC3339))
@@ -53,7 +64,7 @@ func (c *Cache) refresh(ctx context.Context, branches []string, commits []plumbi
 		}
 		// Another process may have fetched since this one last read the store.
 		s.st.Reindex()
-		err := c.fetchInto(ctx, s, branches, commits)
+		err := c.fetchInto(ctx, s, req)
 		s.st.Reindex()
 		// A fetch that failed without being killed leaves a usable cache if
 		// the check passes; otherwise the marker stays and Open repairs it.
@@ -92,10 +103,12 @@ func (c *Cache) advertise(ctx context.Context) (*packp.AdvRefs, error) {
 }
 
 // fetchInto brings s up to date with the upstream: all tags, the default
-// branch, the configured branches and extra, and the commits by id. It skips
-// the transfer when every wanted ref is already current, records the
-// upstream's shallow boundary, and points HEAD at the default branch.
-func (c *Cache) fetchInto(ctx context.Context, s *store, extra []string, commits []plumbing.Hash) error {
+// branch, the configured branches and req's, and the commits by id, with
+// req's depth (see fetchReq). It skips the transfer when
+// every wanted ref is already current (and the cache is complete, or the
+// request has a depth), records the shallow boundary, points HEAD at the
+// default branch, and marks the cache complete after a full fetch.
+func (c *Cache) fetchInto(ctx context.Context, s *store, req fetchReq) error {
 	ar, err := c.advertise(ctx)
 	if err != nil {
 		return fmt.Errorf("listing refs: %w", err)
@@ -104,17 +117,117 @@ func (c *Cache) fetchInto(ctx context.Context, s *store, extra []string, commits
 	if err != nil {
 		return fmt.Errorf("listing refs: %w", err)
 	}
+	var headTarget plumbing.ReferenceName
+	if head, err := remoteRefs.Reference(plumbing.HEAD); err == nil && head.Type() == plumbing.SymbolicReference && head.Target().IsBranch() {
+		headTarget = head.Target()
+	}
 	want := map[plumbing.ReferenceName]plumbing.Hash{}
+	specs := c.allSpecs(ar, headTarget, req.branches, want)
+	if len(req.commits) > 0 {
+		caps := ar.Capabilities
+		if !caps.Supports(capability.AllowReachableSHA1InWant) && !caps.Supports(capability.AllowTipSHA1InWant) {
+			return fmt.Errorf("the upstream does not allow fetching commits by id")
+		}
+		for _, h := range req.commits {
+			name := plumbing.ReferenceName(pinPrefix + h.String())
+			specs = append(specs, config.RefSpec("+"+h.String()+":"+name.String()))
+			want[name] = h
+		}
+	}
+	partial := isPartial(s.path)
+	deepen := req.depth == 0 && partial
+	if deepen {
+		specs = append(specs, keptSpecs(s, ar, want)...)
+	}
+	if len(specs) > 0 && (deepen || !upToDate(s, want)) {
+		if req.depth > 0 && !partial {
+			if err := markPartial(s.path); err != nil {
+				return err
+			}
+		}
+		if err := c.gitFetch(ctx, s.path, specs, fetchDepth{depth: req.depth, unshallow: deepen && hasShallow(s)}); err != nil {
+			return err
+		}
+		if err := packRefs(ctx, s.path); err != nil {
+			return err
+		}
+		s.st.Reindex()
+	}
+	if err := setHead(s, ar, headTarget); err != nil {
+		return err
+	}
+	if err := updateShallow(s, ar.Shallows); err != nil {
+		return fmt.Errorf("recording the shallow boundary: %w", err)
+	}
+	if deepen {
+		if own := ownBoundaries(s, ar.Shallows); len(own) > 0 {
+			return fmt.Errorf("the history behind commit %s did not come; the cache stays partial", own[0])
+		}
+		return completeAfter(s)
+	}
+	return nil
+}
+
+// keptSpecs are refspecs for the refs a partial cache holds beyond a full
+// fetch's: other branches the upstream still has, and commits fetched by id
+// (when the upstream allows fetching by id). Deepening fetches their history
+// too. It adds each to want.
+func keptSpecs(s *store, ar *packp.AdvRefs, want map[plumbing.ReferenceName]plumbing.Hash) []config.RefSpec {
+	byID := ar.Capabilities.Supports(capability.AllowReachableSHA1InWant) || ar.Capabilities.Supports(capability.AllowTipSHA1InWant)
+	refs, err := s.st.IterReferences()
+	if err != nil {
+		return nil
+	}
+	var specs []config.RefSpec
+	refs.ForEach(func(r *plumbing.Reference) error {
+		name := r.Name()
+		if _, dup := want[name]; dup || r.Type() != plumbing.HashReference {
+			return nil
+		}
+		switch n := name.String(); {
+		case name.IsBranch():
+			if h, ok := ar.References[n]; ok {
+				specs = append(specs, config.RefSpec("+"+n+":"+n))
+				want[name] = h
+			}
+		case strings.HasPrefix(n, pinPrefix) && byID:
+			specs = append(specs, config.RefSpec("+"+r.Hash().String()+":"+n))
+			want[name] = r.Hash()
+		}
+		return nil
+	})
+	return specs
+}
+
+// ownBoundaries are the shallow boundaries of s that the upstream does not
+// advertise as its own.
+func ownBoundaries(s *store, upstream []plumbing.Hash) []plumbing.Hash {
+	list, err := s.st.Shallow()
+	if err != nil {
+		return nil
+	}
+	theirs := map[plumbing.Hash]bool{}
+	for _, h := range upstream {
+		theirs[h] = true
+	}
+	var own []plumbing.Hash
+	for _, h := range list {
+		if !theirs[h] {
+			own = append(own, h)
+		}
+	}
+	return own
+}
+
+// allSpecs are the refspecs of a full fetch: every tag, the default branch,
+// the configured branches and extra. It adds each to want.
+func (c *Cache) allSpecs(ar *packp.AdvRefs, headTarget plumbing.ReferenceName, extra []string, want map[plumbing.ReferenceName]plumbing.Hash) []config.RefSpec {
 	for name, h := range ar.References {
 		if strings.HasPrefix(name, "refs/tags/") && !strings.HasSuffix(name, "^{}") {
 			want[plumbing.ReferenceName(name)] = h
 		}
 	}
 	specs := []config.RefSpec{tagsRefSpec}
-	var headTarget plumbing.ReferenceName
-	if head, err := remoteRefs.Reference(plumbing.HEAD); err == nil && head.Type() == plumbing.SymbolicReference && head.Target().IsBranch() {
-		headTarget = head.Target()
-	}
 	branches := append([]string{headTarget.Short()}, c.opts.branches...)
 	branches = append(branches, extra...)
 	seen := map[string]bool{}
@@ -129,23 +242,12 @@ func (c *Cache) fetchInto(ctx context.Context, s *store, extra []string, commits
 			want[plumbing.ReferenceName(name)] = h
 		}
 	}
-	if len(commits) > 0 {
-		caps := ar.Capabilities
-		if !caps.Supports(capability.AllowReachableSHA1InWant) && !caps.Supports(capability.AllowTipSHA1InWant) {
-			return fmt.Errorf("the upstream does not allow fetching commits by id")
-		}
-		for _, h := range commits {
-			name := plumbing.ReferenceName(pinPrefix + h.String())
-			specs = append(specs, config.RefSpec("+"+h.String()+":"+name.String()))
-			want[name] = h
-		}
-	}
-	if !upToDate(s, want) {
-		if err := c.gitFetch(ctx, s.path, specs); err != nil {
-			return err
-		}
-		s.st.Reindex()
-	}
+	return specs
+}
+
+// setHead points the cache's HEAD at the upstream's default branch, or at a
+// detached upstream HEAD's commit when the cache has it.
+func setHead(s *store, ar *packp.AdvRefs, headTarget plumbing.ReferenceName) error {
 	if headTarget != "" {
 		cur, err := s.st.Reference(plumbing.HEAD)
 		if err != nil || cur.Type() != plumbing.SymbolicReference || cur.Target() != headTarget {
@@ -159,10 +261,13 @@ func (c *Cache) fetchInto(ctx context.Context, s *store, extra []string, commits
 			return fmt.Errorf("setting HEAD: %w", err)
 		}
 	}
-	if err := updateShallow(s, ar.Shallows); err != nil {
-		return fmt.Errorf("recording the shallow boundary: %w", err)
-	}
 	return nil
+}
+
+// hasShallow reports whether s has shallow boundaries.
+func hasShallow(s *store) bool {
+	list, err := s.st.Shallow()
+	return err == nil && len(list) > 0
 }
 
 // upToDate reports whether every wanted ref already holds its hash, with the
@@ -258,31 +363,57 @@ func (c *Cache) Ensure(ctx context.Context, refs ...string) error {
 	if missing, err = c.missing(ctx, false, missing); err != nil || len(missing) == 0 {
 		return err
 	}
+	// A partial cache (see WithShallow) gets the refs at depth 1, and
+	// commits by id at depth 2, whose diff needs the parent.
+	depth := 0
+	if c.opts.shallow && c.Partial() {
+		depth = 1
+	}
 	var branches []string
 	for _, r := range missing {
 		if !isFullID(r) && r != "HEAD" {
 			branches = append(branches, strings.TrimPrefix(r, "refs/heads/"))
 		}
 	}
-	if err := c.refresh(ctx, branches, nil); err != nil {
+	if err := c.refresh(ctx, fetchReq{branches: branches, depth: depth}); err != nil {
 		return c.errorf("fetching %s: %w", c.redacted, err)
 	}
 	if missing, err = c.missing(ctx, false, missing); err != nil || len(missing) == 0 {
 		return err
 	}
-	var ids []plumbing.Hash
-	for _, r := range missing {
-		if isFullID(r) {
-			ids = append(ids, plumbing.NewHash(strings.ToLower(r)))
-		}
-	}
 	var byID error
-	if len(ids) > 0 {
-		byID = c.refresh(ctx, nil, ids)
+	for {
+		var ids []plumbing.Hash
+		for _, r := range missing {
+			if isFullID(r) {
+				ids = append(ids, plumbing.NewHash(strings.ToLower(r)))
+			}
+		}
+		if len(ids) == 0 {
+			break
+		}
+		byID = c.refresh(ctx, fetchReq{commits: ids, depth: 2 * depth})
+		if missing, err = c.missing(ctx, false, missing); err != nil || len(missing) == 0 {
+			return err
+		}
+		if depth == 0 {
+			break
+		}
+		// The history a partial cache lacks may reach them.
+		depth = 0
+		if err := c.refresh(ctx, fetchReq{}); err != nil {
+			return c.errorf("fetching %s: %w", c.redacted, err)
+		}
 		if missing, err = c.missing(ctx, false, missing); err != nil || len(missing) == 0 {
 			return err
 		}
 	}
+	return c.notFound(missing, byID)
+}
+
+// notFound is the error for refs that are not in the cache after fetching;
+// byID is why fetching commits by id failed.
+func (c *Cache) notFound(missing []string, byID error) error {
 	var errs []error
 	for _, r := range missing {
 		_, err := c.resolve(r)

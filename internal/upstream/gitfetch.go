@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -21,11 +22,18 @@ import (
 // in a few tens of megabytes; go-git's in-process fetch holds far more of it
 // in memory. The refs are forced (the specs start with +), no tags beyond
 // the specs, no FETCH_HEAD, no automatic gc or maintenance, and a shallow
-// upstream's boundary is accepted into the cache's shallow file.
-func (c *Cache) gitFetch(ctx context.Context, dir string, specs []config.RefSpec) error {
+// upstream's boundary is accepted into the cache's shallow file. d asks for
+// a depth, or for the rest of a partial cache's history.
+func (c *Cache) gitFetch(ctx context.Context, dir string, specs []config.RefSpec, d fetchDepth) error {
 	args := []string{
 		"-c", "gc.auto=0", "-c", "core.logAllRefUpdates=false", "-c", "maintenance.auto=false", "-c", "fetch.writeCommitGraph=false", "-c", "fetch.unpackLimit=1",
 		"--git-dir", dir, "fetch", "--no-tags", "--no-write-fetch-head", "--update-shallow", "--quiet",
+	}
+	switch {
+	case d.depth > 0:
+		args = append(args, "--depth", strconv.Itoa(d.depth))
+	case d.unshallow:
+		args = append(args, "--unshallow")
 	}
 	if c.opts.progress != io.Discard {
 		args = append(args, "--progress")
@@ -51,6 +59,31 @@ func (c *Cache) gitFetch(ctx context.Context, dir string, specs []config.RefSpec
 		return fmt.Errorf("git fetch: %w", err)
 	}
 	return nil
+}
+
+// packRefs packs the refs of the bare repository at dir into packed-refs.
+// git fetch writes a loose file per ref, and an upstream's hundreds of tags
+// would otherwise cost every later run a file open per ref when it lists
+// them (every Open checks every ref). A killed pack-refs leaves
+// packed-refs.lock, which removeLeftovers clears.
+func packRefs(ctx context.Context, dir string) error {
+	cmd := exec.CommandContext(ctx, "git", "-c", "core.logAllRefUpdates=false", "--git-dir", dir, "pack-refs", "--all", "--prune")
+	cmd.Env = GitEnv()
+	var stderr tailBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("git pack-refs: %s: %w", stderr.String(), err)
+	}
+	return nil
+}
+
+// fetchDepth is how much history a git fetch brings: depth commits of each
+// ref, or (unshallow) all that the upstream has beyond the cache's shallow
+// boundaries; the zero value fetches what the refs reach, stopping at the
+// cache's boundaries.
+type fetchDepth struct {
+	depth     int
+	unshallow bool
 }
 
 // credentialsOut moves the user and password of an http(s) URL out of the

@@ -3,10 +3,13 @@ package upstream
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/patchkit/patchkit/internal/gittest"
 )
 
 // TestStaleGitLocks: a git fetch killed on its own (the OOM killer) leaves
@@ -85,4 +88,42 @@ func TestCredentialsOut(t *testing.T) {
 			t.Errorf("credentialsOut(%q) = %q, header %q; want %q, %q", tt.in, u, header, tt.url, tt.header)
 		}
 	}
+}
+
+// TestFetchPacksRefs: a fetch leaves the cache's refs packed, not one loose
+// file per tag that every later run would open, and every tag resolves.
+func TestFetchPacksRefs(t *testing.T) {
+	f := newFixture(t)
+	for i := range 30 {
+		f.repo.Git("tag", fmt.Sprintf("extra-%02d", i), f.c2)
+	}
+	c := open(t, t.TempDir(), f.repo.URL())
+	check := func() {
+		t.Helper()
+		var loose []string
+		filepath.WalkDir(filepath.Join(c.Path(), "refs"), func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				loose = append(loose, p)
+			}
+			return nil
+		})
+		if len(loose) != 0 {
+			t.Errorf("loose refs after a fetch: %v", loose)
+		}
+		want := f.repo.Git("for-each-ref", "--format=%(objectname) %(refname)", "refs/tags")
+		got, errOut, err := gittest.Run(c.Path(), nil, "for-each-ref", "--format=%(objectname) %(refname)", "refs/tags")
+		if err != nil || strings.TrimSpace(got) != strings.TrimSpace(want) {
+			t.Errorf("cache tags = %q (%v %s), want %q", got, err, errOut, want)
+		}
+	}
+	check()
+	f.repo.Git("tag", "extra-new", f.c3)
+	if err := c.Fetch(context.Background()); err != nil {
+		t.Fatalf("Fetch() = %v", err)
+	}
+	check()
+	if got := resolveOK(t, c, "extra-new"); got != f.c3 {
+		t.Errorf("Resolve(extra-new) = %s, want %s", got, f.c3)
+	}
+	fsck(t, c)
 }

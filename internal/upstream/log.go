@@ -21,6 +21,10 @@ var ErrStop = errors.New("stop the walk")
 // but its missing parents are not followed. fn returning ErrStop ends the walk
 // cleanly; any other error ends it with that error.
 func (c *Cache) Log(ctx context.Context, from string, stop func(commit string) bool, fn func(*object.Commit) error) error {
+	// A partial cache's boundaries are patchkit's own, not the end of history.
+	if err := c.Deepen(ctx); err != nil {
+		return err
+	}
 	id, err := c.Resolve(from)
 	if err != nil {
 		return err

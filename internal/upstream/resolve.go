@@ -139,7 +139,39 @@ type Tag struct {
 
 // Tags lists the tags of the cache that point at commits, sorted by name
 // (Releases orders them as versions). Tags of trees or blobs are left out.
-func (c *Cache) Tags() ([]Tag, error) {
+func (c *Cache) Tags() ([]Tag, error) { return c.TagsMatching(nil) }
+
+// TagNames lists the names of the cache's tags, sorted, without reading
+// their objects: an upstream's hundreds of tags cost a read of packed-refs.
+func (c *Cache) TagNames() ([]string, error) {
+	lk, err := lockFile(context.Background(), c.lockPath(), unix.LOCK_SH)
+	if err != nil {
+		return nil, c.errorf("listing tags of %s: %w", c.redacted, err)
+	}
+	defer lk.unlock()
+	var names []string
+	err = c.withStore(func(s *store) error {
+		iter, err := s.st.IterReferences()
+		if err != nil {
+			return err
+		}
+		return iter.ForEach(func(r *plumbing.Reference) error {
+			if r.Name().IsTag() && r.Type() == plumbing.HashReference {
+				names = append(names, r.Name().Short())
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, c.errorf("listing tags of %s: %w", c.redacted, err)
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// TagsMatching is Tags, reading only the tags for which match (nil: all)
+// returns true.
+func (c *Cache) TagsMatching(match func(name string) bool) ([]Tag, error) {
 	lk, err := lockFile(context.Background(), c.lockPath(), unix.LOCK_SH)
 	if err != nil {
 		return nil, c.errorf("listing tags of %s: %w", c.redacted, err)
@@ -148,11 +180,11 @@ func (c *Cache) Tags() ([]Tag, error) {
 	var tags []Tag
 	err = c.withStore(func(s *store) error {
 		var err error
-		tags, err = s.tags()
+		tags, err = s.tags(match)
 		if errors.Is(err, plumbing.ErrObjectNotFound) {
 			// Another process may have fetched new packs since they were listed.
 			s.st.Reindex()
-			tags, err = s.tags()
+			tags, err = s.tags(match)
 		}
 		return err
 	})
@@ -163,7 +195,7 @@ func (c *Cache) Tags() ([]Tag, error) {
 	return tags, nil
 }
 
-func (s *store) tags() ([]Tag, error) {
+func (s *store) tags(match func(string) bool) ([]Tag, error) {
 	iter, err := s.st.IterReferences()
 	if err != nil {
 		return nil, err
@@ -171,6 +203,9 @@ func (s *store) tags() ([]Tag, error) {
 	var tags []Tag
 	err = iter.ForEach(func(r *plumbing.Reference) error {
 		if !r.Name().IsTag() || r.Type() != plumbing.HashReference {
+			return nil
+		}
+		if match != nil && !match(r.Name().Short()) {
 			return nil
 		}
 		h, err := s.peel(r.Hash())

@@ -49,26 +49,20 @@ func (s *store) close() error { return s.st.Close() }
 // tree is present, every ref points at an object that is present, and every
 // shallow commit is present.
 func (s *store) check() error {
-	head, err := s.repo.Reference(plumbing.HEAD, true)
-	if err != nil {
-		return fmt.Errorf("resolving HEAD: %w", err)
-	}
-	commit, err := object.GetCommit(s.st, head.Hash())
-	if err != nil {
-		return fmt.Errorf("reading HEAD commit %s: %w", head.Hash(), err)
-	}
-	if err := s.st.HasEncodedObject(commit.TreeHash); err != nil {
-		return fmt.Errorf("reading tree %s of HEAD: %w", commit.TreeHash, err)
+	if err := s.checkHead(); err != nil {
+		return err
 	}
 	refs, err := s.st.IterReferences()
 	if err != nil {
 		return fmt.Errorf("listing refs: %w", err)
 	}
+	seen := map[plumbing.Hash]bool{}
 	err = refs.ForEach(func(r *plumbing.Reference) error {
-		if r.Type() != plumbing.HashReference {
+		if r.Type() != plumbing.HashReference || seen[r.Hash()] {
 			return nil
 		}
-		if err := s.st.HasEncodedObject(r.Hash()); err != nil {
+		seen[r.Hash()] = true
+		if err := s.has(r.Hash()); err != nil {
 			return fmt.Errorf("ref %s points at %s: %w", r.Name(), r.Hash(), err)
 		}
 		return nil
@@ -84,6 +78,38 @@ func (s *store) check() error {
 		if err := s.st.HasEncodedObject(h); err != nil {
 			return fmt.Errorf("shallow commit %s: %w", h, err)
 		}
+	}
+	return nil
+}
+
+// has reports whether object h is present. Once the pack indexes are
+// loaded (checkHead read a commit) go-git looks in the packs first, where a
+// fetched cache keeps every object; HasEncodedObject would first look for a
+// loose object file, a path walk and a failed open for each of an upstream's
+// hundreds of tags. The objects that refs point at are commits and tags,
+// small to read.
+func (s *store) has(h plumbing.Hash) error {
+	_, err := s.st.EncodedObject(plumbing.AnyObject, h)
+	return err
+}
+
+// checkHead checks that HEAD resolves to a commit whose tree is present. In
+// a partial cache, which fetches only the refs asked for, HEAD's branch may
+// be absent (unborn).
+func (s *store) checkHead() error {
+	head, err := s.repo.Reference(plumbing.HEAD, true)
+	if errors.Is(err, plumbing.ErrReferenceNotFound) && isPartial(s.path) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("resolving HEAD: %w", err)
+	}
+	commit, err := object.GetCommit(s.st, head.Hash())
+	if err != nil {
+		return fmt.Errorf("reading HEAD commit %s: %w", head.Hash(), err)
+	}
+	if err := s.st.HasEncodedObject(commit.TreeHash); err != nil {
+		return fmt.Errorf("reading tree %s of HEAD: %w", commit.TreeHash, err)
 	}
 	return nil
 }
@@ -336,7 +362,15 @@ func (c *Cache) cloneInto(ctx context.Context, path string) (err error) {
 	if err != nil {
 		return fmt.Errorf("opening %s: %w", tmp, err)
 	}
-	ferr := c.fetchInto(ctx, s, nil, nil)
+	var ferr error
+	if c.opts.shallow {
+		// Nothing is fetched yet: Ensure fetches each ref with a depth.
+		if ferr = markPartial(tmp); ferr == nil {
+			ferr = c.fetchInto(ctx, s, fetchReq{depth: 1})
+		}
+	} else {
+		ferr = c.fetchInto(ctx, s, fetchReq{})
+	}
 	if cerr := s.close(); ferr == nil {
 		ferr = cerr
 	}

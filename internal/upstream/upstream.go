@@ -39,6 +39,7 @@ func DefaultCacheDir() (string, error) {
 type options struct {
 	progress io.Writer
 	offline  bool
+	shallow  bool
 	branches []string
 }
 
@@ -122,6 +123,13 @@ func Open(ctx context.Context, dir, url string, opts ...Option) (*Cache, error) 
 	c := &Cache{url: url, fetchURL: MirrorURL(url), redacted: red, dir: abs, key: cacheKey(url), opts: o}
 	if err := c.open(ctx); err != nil {
 		return nil, c.errorf("opening cache of %s: %w", red, err)
+	}
+	if !o.shallow {
+		// This user walks history: a partial cache's boundaries are not its end.
+		if err := c.Deepen(ctx); err != nil {
+			c.Close()
+			return nil, err
+		}
 	}
 	return c, nil
 }

@@ -76,6 +76,7 @@ func run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
+	env.Shallow = true // only the trees of the pin and --ref, not their history
 	target := outTarget{Dir: opts.Out, Root: env.Root, CacheDir: env.CacheDir, Explicit: opts.Out != "", Force: opts.Force}
 	if target.Dir == "" {
 		target.Dir = filepath.Join(env.Root, fmt.Sprintf(DefaultOut, opts.Image))

@@ -220,6 +220,7 @@ func runOnce(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
+	env.Shallow = true // reads the pin's tree, not its history
 	root := env.Root
 
 	// 1. Check.

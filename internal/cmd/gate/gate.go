@@ -69,6 +69,7 @@ func runOnce(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
+	env.Shallow = true // reads the pin's tree, not its history
 	root := env.Root
 	im, err := pipeline.Prepare(ctx, env, opts.Image, "")
 	if err != nil {
