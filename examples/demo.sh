@@ -29,7 +29,8 @@ step "diff -ru upstream v1.0.0 patched tree"
 git -C "$work/upstream" archive --prefix=pristine/ v1.0.0 | tar -x -C "$work"
 (cd "$work" && diff -ru pristine out) || true
 
-# The cache now holds everything: a second run needs no network.
+# The cache now holds what apply needs (the tags at depth 1): a second apply
+# needs no network.
 pkw --offline apply greeter --check -o json
 
 # On v1.1.0 upstream carries 0001 itself, so it no longer applies.
@@ -41,8 +42,11 @@ echo "exit code $rc (1: a patch does not apply at v1.1.0)"
 [ "$rc" -eq 1 ]
 
 # Which upstream release made each patch obsolete? 0001 landed in v1.1.0.
+# obsolete-check walks history, so its first run deepens the cache that apply
+# filled at depth 1 (from the local file:// upstream here); later runs may be
+# --offline.
 set +e
-pkw --offline obsolete-check greeter
+pkw obsolete-check greeter
 rc=$?
 set -e
 echo "exit code $rc (1: upstream carries a patch at a scanned ref)"
