@@ -170,3 +170,19 @@ func (r *Repo) URL() string { return "file://" + r.Dir }
 func (r *Repo) Show(commit string) string {
 	return r.Git("show", "--format=", "--binary", commit) + "\n"
 }
+
+// WriteFiles writes files (slash-separated paths relative to root, and their
+// contents) under root, creating directories as needed: the repository
+// fixtures of the spec, matrix and verify tests.
+func WriteFiles(tb testing.TB, root string, files map[string]string) {
+	tb.Helper()
+	for name, body := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}

@@ -1,28 +1,16 @@
 package matrix
 
 import (
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/patchkit/patchkit/internal/gittest"
+
 	"github.com/patchkit/patchkit/internal/spec"
 	"github.com/patchkit/patchkit/internal/stamp"
 )
-
-func write(t *testing.T, root string, files map[string]string) {
-	t.Helper()
-	for name, body := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 func TestEntryLines(t *testing.T) {
 	mk := `# units
@@ -51,7 +39,7 @@ build-all:
 	make image IMAGE=wrong-target
 `
 	root := t.TempDir()
-	write(t, root, map[string]string{"Makefile": mk})
+	gittest.WriteFiles(t, root, map[string]string{"Makefile": mk})
 	repo, err := spec.LoadRepo(root)
 	if err != nil {
 		t.Fatal(err)
@@ -82,7 +70,7 @@ build-all:
 		{"dir twice", "build:\n\tmake -C p/a image\n\tmake -C p/a/ image\n", "Makefile:3: -C p/a is built twice"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			write(t, root, map[string]string{"Makefile": tc.mk})
+			gittest.WriteFiles(t, root, map[string]string{"Makefile": tc.mk})
 			if _, err := ReadEntry(root, repo); err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("ReadEntry() error = %v, want %q", err, tc.want)
 			}
@@ -159,7 +147,7 @@ inputs: [../../../seaweedfs/values.yaml]
 // cross-package input, and a patched unit nothing builds.
 func monorepo(t *testing.T) string {
 	root := t.TempDir()
-	write(t, root, map[string]string{
+	gittest.WriteFiles(t, root, map[string]string{
 		".patchkit.yaml": "shared: [packages/library, hack/*.mk, go.mod]\nexclude: [packages/core/installer]\n",
 		"Makefile": "include hack/common-envs.mk\nbuild: build-deps\n" +
 			"\tmake -C packages/apps/http-cache image\n" +
@@ -263,7 +251,7 @@ func TestSelect(t *testing.T) {
 
 func TestLoadBadInputs(t *testing.T) {
 	root := monorepo(t)
-	write(t, root, map[string]string{"packages/system/objectstorage-controller/images/cosi/patchkit.yaml": strings.Replace(osSpec, "seaweedfs/values.yaml", "seaweedfs/valeus.yaml", 1)})
+	gittest.WriteFiles(t, root, map[string]string{"packages/system/objectstorage-controller/images/cosi/patchkit.yaml": strings.Replace(osSpec, "seaweedfs/values.yaml", "seaweedfs/valeus.yaml", 1)})
 	repo, err := spec.LoadRepo(root)
 	if err != nil {
 		t.Fatal(err)

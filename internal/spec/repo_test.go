@@ -4,11 +4,13 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/patchkit/patchkit/internal/gittest"
 )
 
 func TestLoadRepo(t *testing.T) {
 	root := t.TempDir()
-	write(t, root, map[string]string{"hack/common.mk": "", "go.mod": ""})
+	gittest.WriteFiles(t, root, map[string]string{"hack/common.mk": "", "go.mod": ""})
 	r, err := LoadRepo(root)
 	if err != nil {
 		t.Fatal(err)
@@ -19,7 +21,7 @@ func TestLoadRepo(t *testing.T) {
 	if got, want := r.SharedInputs(), []string{"Makefile", ".patchkit.yaml"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("SharedInputs() = %q, want %q", got, want)
 	}
-	write(t, root, map[string]string{RepoFileName: "build: {makefile: ./ci/Makefile, target: images}\nshared: [hack/*.mk, ./go.mod]\n"})
+	gittest.WriteFiles(t, root, map[string]string{RepoFileName: "build: {makefile: ./ci/Makefile, target: images}\nshared: [hack/*.mk, ./go.mod]\n"})
 	r, err = LoadRepo(root)
 	if err != nil {
 		t.Fatal(err)
@@ -49,7 +51,7 @@ func TestLoadRepo(t *testing.T) {
 
 func TestInputs(t *testing.T) {
 	root := t.TempDir()
-	write(t, root, map[string]string{
+	gittest.WriteFiles(t, root, map[string]string{
 		"packages/seaweedfs/values.yaml":        "",
 		"packages/os/images/cosi/patchkit.yaml": minimal + "inputs:\n  - ../../../seaweedfs/values.yaml\n  - packages/*/Chart.yaml\n",
 	})
@@ -65,7 +67,7 @@ func TestInputs(t *testing.T) {
 		{"[/etc/passwd]", `packages/os/images/cosi/patchkit.yaml:3: inputs[0]: "/etc/passwd" is absolute`},
 		{"['a/**/b']", `packages/os/images/cosi/patchkit.yaml:3: inputs[0]: "a/**/b": ** is not supported`},
 	} {
-		write(t, root, map[string]string{"packages/os/images/cosi/patchkit.yaml": minimal + "inputs: " + tc.in + "\n"})
+		gittest.WriteFiles(t, root, map[string]string{"packages/os/images/cosi/patchkit.yaml": minimal + "inputs: " + tc.in + "\n"})
 		if _, err := Load(root, "cosi"); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("Load(inputs: %s) error = %v, want %q", tc.in, err, tc.want)
 		}

@@ -1,33 +1,21 @@
 package spec
 
 import (
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/patchkit/patchkit/internal/gittest"
+
 	"github.com/patchkit/patchkit/internal/diag"
 )
-
-func write(t *testing.T, root string, files map[string]string) {
-	t.Helper()
-	for name, body := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 const minimal = "upstream: {url: file:///u, ref: v1}\npatches: ./patches\n"
 
 func TestDiscoverAndFind(t *testing.T) {
 	root := t.TempDir()
-	write(t, root, map[string]string{
+	gittest.WriteFiles(t, root, map[string]string{
 		"images/kubeovn/patchkit.yaml":                           minimal,
 		"packages/system/kamaji/images/kamaji/patchkit.yaml":     minimal,
 		"packages/a/images/dup/patchkit.yaml":                    minimal,
@@ -112,8 +100,8 @@ func TestPinSources(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			root := t.TempDir()
-			write(t, root, files)
-			write(t, root, map[string]string{unit + FileName: "upstream:\n  url: file:///u\n  ref: " + tt.ref + "\npatches: ./patches\n"})
+			gittest.WriteFiles(t, root, files)
+			gittest.WriteFiles(t, root, map[string]string{unit + FileName: "upstream:\n  url: file:///u\n  ref: " + tt.ref + "\npatches: ./patches\n"})
 			s, err := Load(root, unit)
 			if tt.wantErr != "" {
 				if !diag.IsInput(err) || !strings.Contains(err.Error(), tt.wantErr) {
@@ -130,7 +118,7 @@ func TestPinSources(t *testing.T) {
 
 func TestDiscoverSkipsNestedRepositories(t *testing.T) {
 	root := t.TempDir()
-	write(t, root, map[string]string{
+	gittest.WriteFiles(t, root, map[string]string{
 		RepoFileName:                            "",
 		"images/a/patchkit.yaml":                minimal,
 		"examples/demo/" + RepoFileName:         "",

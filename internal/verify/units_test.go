@@ -5,26 +5,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-func writeFiles(t *testing.T, root string, files map[string]string) {
-	t.Helper()
-	for name, body := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
+	"github.com/patchkit/patchkit/internal/gittest"
+)
 
 const unitSpec = "upstream: {url: x, ref: v1}\npatches: p\n"
 
 func TestUnits(t *testing.T) {
 	root := t.TempDir()
-	writeFiles(t, root, map[string]string{
+	gittest.WriteFiles(t, root, map[string]string{
 		"images/built/patchkit.yaml":  unitSpec,
 		"images/orphan/patchkit.yaml": unitSpec,
 		"Makefile":                    "build:\n\t$(MAKE) image IMAGE=built\n\t$(MAKE) image IMAGE=ghost\n",
@@ -59,7 +48,7 @@ func TestUnits(t *testing.T) {
 // as the matrix reads them; a -C line of a package without units is no orphan.
 func TestUnitsMonorepo(t *testing.T) {
 	root := t.TempDir()
-	writeFiles(t, root, map[string]string{
+	gittest.WriteFiles(t, root, map[string]string{
 		"packages/system/linstor/Makefile":                            "image:\n\ttrue\n",
 		"packages/system/linstor/images/piraeus-server/patchkit.yaml": unitSpec,
 		"packages/system/linstor/images/linstor-csi/patchkit.yaml":    unitSpec,
