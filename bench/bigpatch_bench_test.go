@@ -40,20 +40,32 @@ func setupBigPatch(b *testing.B) (up, root string, patches []string) {
 	return up, root, []string{path}
 }
 
+// maxRSSPerPatch is the most peak memory patchkit may use for a large
+// patch, as a multiple of the patch's size (issue L).
+const maxRSSPerPatch = 3
+
 // BenchmarkApplyBigPatch measures time and peak memory of a 60 MB patch:
 //   - git: git clone --depth 1 --branch v1.0.0, then git apply;
-//   - patchkit: patchkit apply --out from a warm cache.
+//   - patchkit: patchkit apply --out from a warm cache, and apply --check.
 //
-// Both trees must be the same; the benchmark fails otherwise.
+// Both trees must be the same, and patchkit's peak resident set, in apply
+// --out and in apply --check, at most maxRSSPerPatch times the patch's
+// size; the benchmark fails otherwise. It reports that peak divided by the
+// patch's size as pk-rss/patch.
 func BenchmarkApplyBigPatch(b *testing.B) {
 	up, root, patches := setupBigPatch(b)
-	if fi, err := os.Stat(patches[0]); err == nil {
-		b.Logf("patch size %d MiB", fi.Size()>>20)
+	fi, err := os.Stat(patches[0])
+	if err != nil {
+		b.Fatal(err)
 	}
+	b.Logf("patch size %d MiB", fi.Size()>>20)
 	work := b.TempDir()
 	cache := filepath.Join(work, "cache")
 	pk := func(out string) int64 {
 		return run(b, root, patchkitBin, "--cache-dir", cache, "apply", "big", "--out", out)
+	}
+	pkCheck := func() int64 {
+		return run(b, root, patchkitBin, "--cache-dir", cache, "apply", "big", "--check")
 	}
 	gitWay := func(out string) int64 {
 		rss := run(b, work, "git", "clone", "-q", "--depth", "1", "--branch", "v1.0.0", "file://"+up, out)
@@ -66,8 +78,8 @@ func BenchmarkApplyBigPatch(b *testing.B) {
 	if out, err := exec.Command("diff", "-r", "-x", ".patchkit-out", gitOut, pkOut).CombinedOutput(); err != nil {
 		b.Fatalf("patchkit and git trees differ: %v\n%s", err, out)
 	}
-	var gitRuns, pkRuns []time.Duration
-	var gitRSS, pkRSS int64
+	var gitRuns, pkRuns, checkRuns []time.Duration
+	var gitRSS, pkRSS, checkRSS int64
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		out := filepath.Join(work, fmt.Sprintf("git-%d", i))
@@ -78,6 +90,9 @@ func BenchmarkApplyBigPatch(b *testing.B) {
 		start = time.Now()
 		pkRSS = max(pkRSS, pk(out))
 		pkRuns = append(pkRuns, time.Since(start))
+		start = time.Now()
+		checkRSS = max(checkRSS, pkCheck())
+		checkRuns = append(checkRuns, time.Since(start))
 		b.StopTimer()
 		os.RemoveAll(filepath.Join(work, fmt.Sprintf("git-%d", i)))
 		os.RemoveAll(out)
@@ -86,6 +101,28 @@ func BenchmarkApplyBigPatch(b *testing.B) {
 	b.StopTimer()
 	spread(b, "git", gitRuns)
 	spread(b, "patchkit", pkRuns)
+	spread(b, "check", checkRuns)
 	b.ReportMetric(float64(gitRSS), "git-maxRSS-KiB")
 	b.ReportMetric(float64(pkRSS), "patchkit-maxRSS-KiB")
+	b.ReportMetric(float64(checkRSS), "check-maxRSS-KiB")
+	checkRSSPerPatch(b, fi.Size(), pkRSS, checkRSS)
+}
+
+// checkRSSPerPatch reports patchkit's peak resident set (KiB, apply --out
+// and apply --check) per byte of patch, and fails beyond maxRSSPerPatch.
+// Without GNU time there is no figure, which is a failure too: the
+// benchmark exists to prove the bound.
+func checkRSSPerPatch(b *testing.B, patchSize, outKiB, checkKiB int64) {
+	b.Helper()
+	if outKiB == 0 || checkKiB == 0 {
+		b.Fatalf("no peak RSS measured: install GNU time (/usr/bin/time, Debian package time)")
+	}
+	outRatio := float64(outKiB<<10) / float64(patchSize)
+	checkRatio := float64(checkKiB<<10) / float64(patchSize)
+	b.ReportMetric(outRatio, "pk-rss/patch")
+	b.ReportMetric(checkRatio, "check-rss/patch")
+	if outRatio > maxRSSPerPatch || checkRatio > maxRSSPerPatch {
+		b.Fatalf("patchkit peak RSS is %.2f (apply --out) and %.2f (apply --check) times the %d-byte patch, more than %d",
+			outRatio, checkRatio, patchSize, maxRSSPerPatch)
+	}
 }

@@ -26,6 +26,9 @@ DEPS=(
   # dockerd (with containerd and runc): the docker builder's tests start an
   # engine of their own on a private socket (classic builder, vfs storage).
   "dockerd|docker.io"
+  # GNU time: the benchmarks read peak memory with it, and
+  # BenchmarkApplyBigPatch fails without that figure.
+  "/usr/bin/time|time"
 )
 
 # Go-built tools, installed into <repo>/bin/tools with `go install` (the Go

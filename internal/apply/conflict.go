@@ -62,7 +62,7 @@ func displayLine(s string) string {
 func conflictProblem(file string, fp *filePatch, nth int, fr *fragment, orig []imgLine) Problem {
 	var pre []string
 	var expected []string
-	for _, l := range fr.lines {
+	for l := range fr.all() {
 		if l.op != gitdiff.OpAdd {
 			pre = append(pre, l.text)
 			expected = append(expected, displayLine(l.text))
@@ -135,7 +135,7 @@ const MaxFuzz = 2
 func fuzzMatch(orig []imgLine, fr *fragment) (fuzz, at int) {
 	var pre []string
 	lead, trail, seenChange := 0, 0, false
-	for _, l := range fr.lines {
+	for l := range fr.all() {
 		switch {
 		case l.op == gitdiff.OpContext:
 			pre = append(pre, l.text)

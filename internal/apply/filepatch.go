@@ -3,6 +3,7 @@ package apply
 import (
 	"bytes"
 	"fmt"
+	"iter"
 	"strings"
 
 	"github.com/bluekeyes/go-gitdiff/gitdiff"
@@ -58,13 +59,16 @@ func (fp *filePatch) mayBeNew() bool {
 		len(fp.frags) == 1 && fp.frags[0].oldLines == 0
 }
 
-// fragment is one text hunk, with its lines in this direction.
+// fragment is one text hunk, in this direction. Its lines are those
+// go-gitdiff parsed, read through all: a hunk of a large patch is not
+// copied.
 type fragment struct {
 	oldPos, oldLines int64
 	newPos, newLines int64
-	lines            []fragLine
-	trailing         int // context lines after the last change
-	headerLine       int // 1-based line of the "@@" header in the patch, 0 if unknown
+	src              []gitdiff.Line // the hunk's lines, in the patch's direction
+	reverse          bool           // swap the ops of src
+	trailing         int            // context lines after the last change
+	headerLine       int            // 1-based line of the "@@" header in the patch, 0 if unknown
 	header           string
 }
 
@@ -76,10 +80,56 @@ type fragLine struct {
 	line   int    // 1-based line in the patch file, 0 if unknown
 }
 
+// all yields the lines of the hunk in order, in this direction, each with
+// its line in the patch file: a "\ No newline at end of file" marker takes
+// a line of its own.
+func (fr *fragment) all() iter.Seq[fragLine] {
+	return func(yield func(fragLine) bool) {
+		markers := 0
+		for k, l := range fr.src {
+			fl := fragLine{op: l.Op, origOp: l.Op, text: l.Line}
+			if fr.headerLine > 0 {
+				fl.line = fr.headerLine + 1 + k + markers
+			}
+			if l.NoEOL() {
+				markers++
+			}
+			if fr.reverse {
+				switch l.Op {
+				case gitdiff.OpAdd:
+					fl.op = gitdiff.OpDelete
+				case gitdiff.OpDelete:
+					fl.op = gitdiff.OpAdd
+				}
+			}
+			if !yield(fl) {
+				return
+			}
+		}
+	}
+}
+
+// counts returns the number of preimage (context and removed) and postimage
+// (context and added) lines of the hunk.
+func (fr *fragment) counts() (pre, post int) {
+	for l := range fr.all() {
+		switch l.op {
+		case gitdiff.OpContext:
+			pre++
+			post++
+		case gitdiff.OpDelete:
+			pre++
+		case gitdiff.OpAdd:
+			post++
+		}
+	}
+	return pre, post
+}
+
 // filePatches converts the file diffs of p into the order git apply checks
 // them: the patch's order, reversed when applying in reverse.
 func filePatches(p *series.Patch, reverse bool) []*filePatch {
-	lines := splitRawLines(p.Raw)
+	lines := &lineCursor{raw: p.Raw}
 	// git apply strips one leading directory from the names of traditional
 	// diffs (-p1), unless the first diff whose two names agree shows none.
 	strip, known := 1, false
@@ -104,7 +154,7 @@ func filePatches(p *series.Patch, reverse bool) []*filePatch {
 		}
 		fp.headerLine = p.FileLine[f]
 		fp.corrupt = headerProblem(f)
-		if fp.headerLine > 0 && fp.headerLine <= len(lines) && !strings.HasPrefix(lines[fp.headerLine-1], "diff --git ") {
+		if l, ok := lines.line(fp.headerLine); ok && !strings.HasPrefix(l, "diff --git ") {
 			fp.traditional = true
 		}
 		if fp.traditional && !p.NamesFinal {
@@ -187,45 +237,24 @@ func headerProblem(f *gitdiff.File) string {
 	return ""
 }
 
-func newFragment(p *series.Patch, tf *gitdiff.TextFragment, raw []string, reverse bool) *fragment {
+func newFragment(p *series.Patch, tf *gitdiff.TextFragment, raw *lineCursor, reverse bool) *fragment {
 	fr := &fragment{
 		oldPos: tf.OldPosition, oldLines: tf.OldLines,
 		newPos: tf.NewPosition, newLines: tf.NewLines,
 		headerLine: p.HunkLine[tf],
+		src:        tf.Lines,
+		reverse:    reverse,
 	}
-	if fr.headerLine > 0 && fr.headerLine <= len(raw) {
-		fr.header = strings.TrimRight(raw[fr.headerLine-1], "\r\n")
+	if l, ok := raw.line(fr.headerLine); ok {
+		fr.header = strings.TrimRight(l, "\r\n")
 	}
 	if !strings.HasPrefix(fr.header, "@@ -") {
 		fr.header = tf.Header()
 	}
-	fr.lines = make([]fragLine, len(tf.Lines))
-	line, markers := 0, 0
-	if fr.headerLine > 0 {
-		line = fr.headerLine + 1
-	}
-	for k, l := range tf.Lines {
-		fl := fragLine{op: l.Op, origOp: l.Op, text: l.Line}
-		if line > 0 {
-			fl.line = line + k + markers
-		}
-		if l.NoEOL() {
-			markers++
-		}
-		if reverse {
-			switch l.Op {
-			case gitdiff.OpAdd:
-				fl.op = gitdiff.OpDelete
-			case gitdiff.OpDelete:
-				fl.op = gitdiff.OpAdd
-			}
-		}
-		fr.lines[k] = fl
-	}
-	for i := len(fr.lines) - 1; i >= 0 && fr.lines[i].op == gitdiff.OpContext; i-- {
+	for i := len(fr.src) - 1; i >= 0 && fr.src[i].Op == gitdiff.OpContext; i-- {
 		fr.trailing++
 	}
-	if fr.trailing == len(fr.lines) {
+	if fr.trailing == len(fr.src) {
 		// A hunk without changes; git refuses it when parsing.
 		fr.trailing = 0
 	}
@@ -236,23 +265,40 @@ func newFragment(p *series.Patch, tf *gitdiff.TextFragment, raw []string, revers
 	return fr
 }
 
-// splitRawLines splits a patch into its lines, each with its newline.
-func splitRawLines(raw []byte) []string {
-	if len(raw) == 0 {
-		return nil
+// lineCursor reads lines of a patch by number, scanning forward from the
+// line it read last: filePatches asks for header lines in increasing order,
+// so reading them all costs one pass over the patch, and no copy of it.
+type lineCursor struct {
+	raw []byte
+	n   int // the line that starts at off (1-based); 0 before the first read
+	off int
+}
+
+// line returns line n (1-based) of the patch with its newline; ok is false
+// when the patch has no line n.
+func (c *lineCursor) line(n int) (string, bool) {
+	if n < 1 {
+		return "", false
 	}
-	s := string(raw)
-	out := make([]string, 0, bytes.Count(raw, []byte{'\n'})+1)
-	for len(s) > 0 {
-		i := strings.IndexByte(s, '\n')
-		if i < 0 {
-			out = append(out, s)
-			break
+	if c.n == 0 || n < c.n {
+		c.n, c.off = 1, 0
+	}
+	for c.n < n {
+		j := bytes.IndexByte(c.raw[c.off:], '\n')
+		if j < 0 {
+			return "", false
 		}
-		out = append(out, s[:i+1])
-		s = s[i+1:]
+		c.off += j + 1
+		c.n++
 	}
-	return out
+	if c.off >= len(c.raw) {
+		return "", false
+	}
+	rest := c.raw[c.off:]
+	if j := bytes.IndexByte(rest, '\n'); j >= 0 {
+		rest = rest[:j+1]
+	}
+	return string(rest), true
 }
 
 // guessStrip is git's guess_p_value for one name of a traditional diff: 0

@@ -345,6 +345,15 @@ func (s *stage) applyText(fp *filePatch, img []byte) bool {
 		fp.result = img
 		return true
 	}
+	if fr := fp.frags[0]; len(img) == 0 && len(fp.frags) == 1 {
+		if pre, _ := fr.counts(); pre == 0 {
+			// A new file, or one that was empty: it applies at its start.
+			out, expected, eofLine := fillEmpty(fr)
+			s.applied(fp, fr, 0, expected, eofLine)
+			fp.result = out
+			return true
+		}
+	}
 	orig := splitLines(string(img))
 	im := newImage(append([]imgLine(nil), orig...))
 	for i, fr := range fp.frags {
@@ -353,16 +362,22 @@ func (s *stage) applyText(fp *filePatch, img []byte) bool {
 			s.res.Errors = append(s.res.Errors, conflictProblem(s.file, fp, i+1, fr, orig))
 			return false
 		}
-		s.res.Hunks = append(s.res.Hunks, HunkResult{Path: fp.name(), Hunk: fr.header, Offset: applied - expected})
-		if eofLine != 0 && !s.a.opts.noWS {
-			s.res.Errors = append(s.res.Errors, Problem{
-				Kind: KindWhitespace, File: s.file, Line: max(eofLine, 0),
-				Path: fp.name(), Message: msgBlankAtEOF,
-			})
-		}
+		s.applied(fp, fr, applied, expected, eofLine)
 	}
 	fp.result = im.bytes()
 	return true
+}
+
+// applied records where a hunk applied, and the blank line it adds at the
+// end of the file (eofLine, see applyHunk) as a whitespace error.
+func (s *stage) applied(fp *filePatch, fr *fragment, at, expected, eofLine int) {
+	s.res.Hunks = append(s.res.Hunks, HunkResult{Path: fp.name(), Hunk: fr.header, Offset: at - expected})
+	if eofLine != 0 && !s.a.opts.noWS {
+		s.res.Errors = append(s.res.Errors, Problem{
+			Kind: KindWhitespace, File: s.file, Line: max(eofLine, 0),
+			Path: fp.name(), Message: msgBlankAtEOF,
+		})
+	}
 }
 
 // staged returns the overlay the patch makes, in git's write-out order:

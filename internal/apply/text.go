@@ -128,32 +128,42 @@ type hunk struct {
 
 func prepareHunk(fr *fragment) hunk {
 	var h hunk
-	for _, l := range fr.lines {
+	nPre, nPost := fr.counts()
+	h.pre = make([]imgLine, 0, nPre)
+	h.post = make([]imgLine, 0, nPost)
+	for l := range fr.all() {
 		il := imgLine{s: l.text, hash: hashLine(l.text)}
-		added, blankCtx := false, false
 		switch l.op {
 		case gitdiff.OpContext:
 			h.pre = append(h.pre, il)
 			h.post = append(h.post, il)
-			blankCtx = l.text != "" && isBlank(l.text)
 		case gitdiff.OpDelete:
 			h.pre = append(h.pre, il)
 		case gitdiff.OpAdd:
 			h.post = append(h.post, il)
-			added = isBlank(l.text)
-		}
-		switch {
-		case added:
-			if h.blankAtEOF == 0 {
-				h.blankLine = l.line
-			}
-			h.blankAtEOF++
-		case blankCtx:
-		default:
-			h.blankAtEOF = 0
 		}
 	}
+	h.blankAtEOF, h.blankLine = blankTail(fr)
 	return h
+}
+
+// blankTail counts the blank lines the hunk adds at its end (blank context
+// lines between them do not stop the count) and returns the patch line of
+// the first of them.
+func blankTail(fr *fragment) (n, line int) {
+	for l := range fr.all() {
+		switch {
+		case l.op == gitdiff.OpAdd && isBlank(l.text):
+			if n == 0 {
+				line = l.line
+			}
+			n++
+		case l.op == gitdiff.OpContext && l.text != "" && isBlank(l.text):
+		default:
+			n = 0
+		}
+	}
+	return n, line
 }
 
 // findPos is git's find_pos: the line where pre matches, looking first at
@@ -255,25 +265,61 @@ func applyHunk(im *image, fr *fragment) (applied, expected, eofLine int) {
 	h := prepareHunk(fr)
 	matchBeginning := fr.oldPos == 0 || fr.oldPos == 1
 	matchEnd := fr.trailing == 0
-	pos := im.n()
-	if fr.newPos == 0 {
-		pos = 0
-	} else if fr.newPos-1 <= int64(im.n()) {
-		pos = int(fr.newPos - 1)
-	}
+	pos := hunkStart(im.n(), fr)
 	applied = findPos(im, h.pre, pos, matchBeginning, matchEnd)
 	if applied < 0 {
 		return -1, pos, 0
 	}
 	if h.blankAtEOF > 0 && len(h.pre)+applied >= im.n() {
-		eofLine = h.blankLine
-		if eofLine == 0 {
-			eofLine = -1
-		}
+		eofLine = blankEOFLine(h.blankLine)
 	}
 	for i := range h.post {
 		h.post[i].patched = true
 	}
 	im.replace(applied, len(h.pre), h.post)
 	return applied, pos, eofLine
+}
+
+// hunkStart is the line where git looks for a hunk first, in a file of n
+// lines.
+func hunkStart(n int, fr *fragment) int {
+	switch {
+	case fr.newPos == 0:
+		return 0
+	case fr.newPos-1 <= int64(n):
+		return int(fr.newPos - 1)
+	}
+	return n
+}
+
+// blankEOFLine is the line a new blank line at the end of the file is
+// reported on: -1 when the patch line is unknown.
+func blankEOFLine(line int) int {
+	if line == 0 {
+		return -1
+	}
+	return line
+}
+
+// fillEmpty applies a hunk without preimage lines to an empty file, as
+// applyHunk would, without an image: the result is the hunk's added lines,
+// built in one buffer of their size. A large new file then costs its size
+// once, not a line table and copies besides.
+func fillEmpty(fr *fragment) (out []byte, expected, eofLine int) {
+	size := 0
+	for l := range fr.all() {
+		if l.op == gitdiff.OpAdd {
+			size += len(l.text)
+		}
+	}
+	out = make([]byte, 0, size)
+	for l := range fr.all() {
+		if l.op == gitdiff.OpAdd {
+			out = append(out, l.text...)
+		}
+	}
+	if n, line := blankTail(fr); n > 0 {
+		eofLine = blankEOFLine(line)
+	}
+	return out, hunkStart(0, fr), eofLine
 }

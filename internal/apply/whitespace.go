@@ -81,7 +81,7 @@ func endsCRLF(text string) bool {
 func parseWhitespace(fp *filePatch, reverse bool, file string) []Problem {
 	var out []Problem
 	for _, fr := range fp.frags {
-		for _, l := range fr.lines {
+		for l := range fr.all() {
 			switch l.origOp {
 			case gitdiff.OpContext:
 				if endsCRLF(l.text) {

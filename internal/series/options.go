@@ -79,12 +79,12 @@ func CheckOptions(o Options) error {
 // from"/"copy from" lines, which git strips by one fewer anyway); traditional
 // diffs keep theirs. A name with fewer components than the strip level, and a
 // result that leaves the tree, is bad input naming the file diff's line.
-func (p *Patch) rewriteNames(lines []string, o Options) error {
+func (p *Patch) rewriteNames(lines *lineTable, o Options) error {
 	strip := max(o.Strip, 1)
 	dir := strings.Trim(o.Directory, "/")
 	for _, f := range p.Files {
 		line := p.FileLine[f]
-		traditional := line > 0 && line <= len(lines) && !isGitFileHeader(lines[line-1])
+		traditional := line > 0 && line <= lines.len() && !isGitFileHeader(lines.at(line-1))
 		n := strip - 1
 		if traditional {
 			n = strip
@@ -131,45 +131,54 @@ func stripComponents(name string, n int) (string, bool) {
 // a line that starts "@@ " or "diff ", or the end; ' ' and empty lines count
 // on both sides, '-' on the old, '+' on the new, '\' on neither. When any
 // other line ends a hunk, git warns and keeps the header's counts, and so
-// does recount. Line numbers stay as they were. lines are modified in place.
-func recount(lines []string, start int) {
-	for i := start; i < len(lines); i++ {
-		r, ok := parseFragmentHeader(lines[i])
-		if !ok {
-			continue
-		}
-		var oldN, newN int64
-		j := i + 1
-		good := true
-	scan:
-		for ; j < len(lines); j++ {
-			l := lines[j]
-			switch l[0] {
-			case ' ', '\n':
-				oldN++
-				newN++
-			case '-':
-				oldN++
-			case '+':
-				newN++
-			case '\\':
-			case '@':
-				good = strings.HasPrefix(l, "@@ ")
-				break scan
-			case 'd':
-				good = strings.HasPrefix(l, "diff ")
-				break scan
-			default:
-				good = false
-				break scan
-			}
-		}
-		if !good {
-			continue
-		}
-		lines[i] = formatFragmentHeader(lines[i], r, oldN, newN)
-		i = j - 1
+// does recount. Line numbers stay as they were. It returns the text of
+// lines with the headers rewritten.
+func recount(lines *lineTable, start int) string {
+	var b strings.Builder
+	b.Grow(len(lines.s))
+	b.WriteString(lines.s[:lines.offset(start)])
+	for i := start; i < lines.len(); i++ {
+		b.WriteString(recountedLine(lines, i))
 	}
+	return b.String()
+}
+
+// recountedLine is line i of lines, an "@@" line recounted.
+func recountedLine(lines *lineTable, i int) string {
+	r, ok := parseFragmentHeader(lines.at(i))
+	if !ok {
+		return lines.at(i)
+	}
+	var oldN, newN int64
+	j := i + 1
+	good := true
+scan:
+	for ; j < lines.len(); j++ {
+		l := lines.at(j)
+		switch l[0] {
+		case ' ', '\n':
+			oldN++
+			newN++
+		case '-':
+			oldN++
+		case '+':
+			newN++
+		case '\\':
+		case '@':
+			good = strings.HasPrefix(l, "@@ ")
+			break scan
+		case 'd':
+			good = strings.HasPrefix(l, "diff ")
+			break scan
+		default:
+			good = false
+			break scan
+		}
+	}
+	if !good {
+		return lines.at(i)
+	}
+	return formatFragmentHeader(lines.at(i), r, oldN, newN)
 }
 
 // formatFragmentHeader rewrites the counts of header l, keeping its start

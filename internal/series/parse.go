@@ -3,6 +3,7 @@ package series
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -42,26 +43,23 @@ func Parse(path string, raw []byte, opts ...Option) (*Patch, error) {
 	if err := CheckOptions(o); err != nil {
 		return nil, diag.Inputf(path, 0, "%v", err)
 	}
-	if int64(len(raw)) > MaxPatchSize {
+	if int64(len(raw)) > MaxPatchSize || len(raw) > math.MaxInt32 {
 		return nil, tooLarge(path, int64(len(raw)))
 	}
 	if i := bytes.IndexByte(raw, 0); i >= 0 {
 		return nil, diag.Inputf(path, 1+bytes.Count(raw[:i], []byte("\n")), "NUL byte in patch text")
 	}
-	lines := splitKeep(raw)
+	lines := newLineTable(view(raw))
 
 	start, err := findFirstFile(path, lines)
 	if err != nil {
 		return nil, err
 	}
-	if o.Recount && start < len(lines) {
-		recount(lines, start)
-		raw = []byte(strings.Join(lines, ""))
+	if o.Recount && start < lines.len() {
+		raw = []byte(recount(lines, start))
+		lines = newLineTable(view(raw))
 	}
-	off := 0
-	for _, l := range lines[:start] {
-		off += len(l)
-	}
+	off := lines.offset(start)
 
 	p := &Patch{Name: filepath.Base(path), Path: path, Raw: raw, options: o}
 	p.Header, err = ParseHeader(raw[:off], path)
@@ -69,10 +67,10 @@ func Parse(path string, raw []byte, opts ...Option) (*Patch, error) {
 		return nil, err
 	}
 	// A reference file (reference.go) may have no diff.
-	if p.Reference, err = parseReference(path, p.Header, start < len(lines)); err != nil {
+	if p.Reference, err = parseReference(path, p.Header, start < lines.len()); err != nil {
 		return nil, err
 	}
-	if start == len(lines) {
+	if start == lines.len() {
 		if p.Reference != nil {
 			p.PatchID = p.Reference.PatchID
 			return p, nil
@@ -80,7 +78,7 @@ func Parse(path string, raw []byte, opts ...Option) (*Patch, error) {
 		return nil, diag.Inputf(path, 0, "no diff found: no \"diff --git\" line, nor a \"---\", \"+++\", \"@@\" file header")
 	}
 
-	files, _, err := gitdiff.Parse(bytes.NewReader(raw[off:]))
+	files, el, err := parseDiff(lines, start)
 	if err != nil {
 		return nil, gitdiffError(path, lines, start, err)
 	}
@@ -89,7 +87,7 @@ func Parse(path string, raw []byte, opts ...Option) (*Patch, error) {
 	}
 	p.Files = files
 
-	fileLines, err := p.locate(lines, start)
+	fileLines, err := p.locate(lines, start, el)
 	if err != nil {
 		return nil, err
 	}
@@ -135,10 +133,11 @@ func splitKeep(b []byte) []string {
 }
 
 // findFirstFile returns the index of the line that starts the first file
-// diff, or len(lines). Like git apply, it rejects a hunk header found before
+// diff, or lines.len(). Like git apply, it rejects a hunk header found before
 // any file header.
-func findFirstFile(path string, lines []string) (int, error) {
-	for i, l := range lines {
+func findFirstFile(path string, lines *lineTable) (int, error) {
+	for i := 0; i < lines.len(); i++ {
+		l := lines.at(i)
 		if _, ok := parseFragmentHeader(l); ok {
 			return 0, diag.Inputf(path, i+1, "hunk header before any file header: %s", strings.TrimRight(l, "\r\n"))
 		}
@@ -146,7 +145,7 @@ func findFirstFile(path string, lines []string) (int, error) {
 			return i, nil
 		}
 	}
-	return len(lines), nil
+	return lines.len(), nil
 }
 
 func isGitFileHeader(l string) bool { return strings.HasPrefix(l, "diff --git ") }
@@ -154,11 +153,11 @@ func isGitFileHeader(l string) bool { return strings.HasPrefix(l, "diff --git ")
 // isTraditionalFileHeader is go-gitdiff's test (and git apply's) for a
 // unified diff without "diff --git": "--- ", "+++ ", then an "@@ -" line at
 // least as long as "@@ -1 +1 @@\n".
-func isTraditionalFileHeader(lines []string, i int) bool {
-	return i+2 < len(lines) &&
-		strings.HasPrefix(lines[i], "--- ") &&
-		strings.HasPrefix(lines[i+1], "+++ ") &&
-		len(lines[i+2]) >= len("@@ -1 +1 @@\n") && strings.HasPrefix(lines[i+2], "@@ -")
+func isTraditionalFileHeader(lines *lineTable, i int) bool {
+	return i+2 < lines.len() &&
+		strings.HasPrefix(lines.at(i), "--- ") &&
+		strings.HasPrefix(lines.at(i+1), "+++ ") &&
+		len(lines.at(i+2)) >= len("@@ -1 +1 @@\n") && strings.HasPrefix(lines.at(i+2), "@@ -")
 }
 
 // fragmentRange is the four numbers of an "@@ -a,b +c,d @@" line.
@@ -210,7 +209,7 @@ var gitdiffLineRe = regexp.MustCompile(`(?s)^gitdiff: line (\d+): (.*)$`)
 // gitdiffError turns a go-gitdiff error into an InputError whose line counts
 // from the start of the file; start is the number of lines before the bytes
 // go-gitdiff read.
-func gitdiffError(path string, lines []string, start int, err error) error {
+func gitdiffError(path string, lines *lineTable, start int, err error) error {
 	m := gitdiffLineRe.FindStringSubmatch(err.Error())
 	if m == nil {
 		return &diag.InputError{File: path, Msg: "parsing the diff", Err: err}
@@ -222,8 +221,8 @@ func gitdiffError(path string, lines []string, start int, err error) error {
 	}
 	if msg == "fragment contains no changes" {
 		// go-gitdiff names the line after the hunk; name its @@ line.
-		for i := min(line, len(lines)) - 1; i >= start; i-- {
-			if _, ok := parseFragmentHeader(lines[i]); ok {
+		for i := min(line, lines.len()) - 1; i >= start; i-- {
+			if _, ok := parseFragmentHeader(lines.at(i)); ok {
 				line = i + 1
 				break
 			}
@@ -236,42 +235,46 @@ func gitdiffError(path string, lines []string, start int, err error) error {
 // locate walks the lines of the diff the way go-gitdiff parsed them: it fills
 // HunkLine, returns the line of each file diff's header, and rejects a hunk
 // that goes on past the line count of its "@@" line (go-gitdiff and git apply
-// silently drop those extra lines).
-func (p *Patch) locate(lines []string, start int) ([]int, error) {
+// silently drop those extra lines). It gives the hunks el elided their
+// lines back.
+func (p *Patch) locate(lines *lineTable, start int, el *elision) ([]int, error) {
 	p.HunkLine = make(map[*gitdiff.TextFragment]int)
 	p.FileLine = make(map[*gitdiff.File]int, len(p.Files))
 	fileLines := make([]int, len(p.Files))
 	pos := start
 	for k, f := range p.Files {
-		for pos < len(lines) && !isGitFileHeader(lines[pos]) && !isTraditionalFileHeader(lines, pos) {
+		for pos < lines.len() && !isGitFileHeader(lines.at(pos)) && !isTraditionalFileHeader(lines, pos) {
 			pos++
 		}
-		if pos == len(lines) {
+		if pos == lines.len() {
 			return nil, fmt.Errorf("%s: locating file diff %d of %d: no header found", p.Path, k+1, len(p.Files))
 		}
 		fileLines[k] = pos + 1
 		p.FileLine[f] = pos + 1
-		if isGitFileHeader(lines[pos]) {
+		if isGitFileHeader(lines.at(pos)) {
 			pos++
 		} else {
 			pos += 2
 		}
 		for _, frag := range f.TextFragments {
-			for pos < len(lines) {
-				if _, ok := parseFragmentHeader(lines[pos]); ok {
+			for pos < lines.len() {
+				if _, ok := parseFragmentHeader(lines.at(pos)); ok {
 					break
 				}
 				pos++
 			}
-			if pos == len(lines) {
+			if pos == lines.len() {
 				return nil, fmt.Errorf("%s: locating hunk %s of %s: no header found", p.Path, strings.TrimSpace(frag.Header()), f.NewName)
+			}
+			if err := el.restore(frag, lines, pos); err != nil {
+				return nil, fmt.Errorf("%s: %w", p.Path, err)
 			}
 			hunk := pos + 1
 			p.HunkLine[frag] = hunk
 			pos++
 			oldN, newN := frag.OldLines, frag.NewLines
-			for (oldN > 0 || newN > 0) && pos < len(lines) {
-				switch lines[pos][0] {
+			for (oldN > 0 || newN > 0) && pos < lines.len() {
+				switch lines.at(pos)[0] {
 				case ' ', '\n':
 					oldN--
 					newN--
@@ -282,13 +285,16 @@ func (p *Patch) locate(lines []string, start int) ([]int, error) {
 				}
 				pos++
 			}
-			if pos < len(lines) && isNoNewlineMarker(lines[pos]) {
+			if pos < lines.len() && isNoNewlineMarker(lines.at(pos)) {
 				pos++
 			}
-			if pos < len(lines) && looksLikeExtraHunkLine(lines, pos) {
+			if pos < lines.len() && looksLikeExtraHunkLine(lines, pos) {
 				return nil, diag.Inputf(p.Path, pos+1, "hunk at line %d goes on past the %d old and %d new lines its @@ line counts", hunk, frag.OldLines, frag.NewLines)
 			}
 		}
+	}
+	if err := el.check(); err != nil {
+		return nil, fmt.Errorf("%s: %w", p.Path, err)
 	}
 	return fileLines, nil
 }
@@ -296,8 +302,8 @@ func (p *Patch) locate(lines []string, start int) ([]int, error) {
 // looksLikeExtraHunkLine reports whether the line right after a hunk reads
 // like one more line of it. The mail signature "-- " of git format-patch and
 // the start of a traditional file diff are not.
-func looksLikeExtraHunkLine(lines []string, i int) bool {
-	l := lines[i]
+func looksLikeExtraHunkLine(lines *lineTable, i int) bool {
+	l := lines.at(i)
 	switch l[0] {
 	case '+', '-', ' ', '\\':
 	default:

@@ -68,6 +68,7 @@ func (r *patchIDReader) one(stable bool) (result [sha1.Size]byte, patchlen int) 
 	// empty string is the defined stand-in.
 	var preOID, postOID string
 	h := sha1.New()
+	var stripped []byte // reused for every line
 
 	for {
 		raw, ok := r.next()
@@ -79,7 +80,7 @@ func (r *patchIDReader) one(stable bool) (result [sha1.Size]byte, patchlen int) 
 		if i := bytes.IndexByte(line, 0); i >= 0 {
 			line = line[:i]
 		}
-		s := string(line)
+		s := view(line) // line is not changed while s is in use
 
 		// Possibly skip over the prefix added by "log" or "format-patch".
 		p := s
@@ -157,7 +158,7 @@ func (r *patchIDReader) one(stable bool) (result [sha1.Size]byte, patchlen int) 
 		}
 
 		// Add the line, without whitespace, to the hash.
-		stripped := removeSpace(line)
+		stripped = appendNoSpace(stripped[:0], line)
 		patchlen += len(stripped)
 		h.Write(stripped)
 	}
@@ -299,10 +300,9 @@ func cAtoi(s string) int {
 	return int(int32(l))
 }
 
-// removeSpace drops the bytes git's isspace accepts: space, \t, \n and \r
-// (not \v or \f).
-func removeSpace(b []byte) []byte {
-	out := make([]byte, 0, len(b))
+// appendNoSpace appends b to out without the bytes git's isspace accepts:
+// space, \t, \n and \r (not \v or \f).
+func appendNoSpace(out, b []byte) []byte {
 	for _, c := range b {
 		switch c {
 		case ' ', '\t', '\n', '\r':

@@ -14,7 +14,7 @@ import (
 // paths, ".." elements and .git/ targets. It reads the names both as
 // go-gitdiff parsed them and as the file header lines spell them, since the
 // parser folds "b//etc/x" into "etc/x" and a traditional diff keeps "/etc/x".
-func checkPaths(path string, lines []string, start int, files []*gitdiff.File, fileLines []int) error {
+func checkPaths(path string, lines *lineTable, start int, files []*gitdiff.File, fileLines []int) error {
 	for k, f := range files {
 		line := fileLines[k]
 		for _, name := range []string{f.OldName, f.NewName} {
@@ -25,13 +25,13 @@ func checkPaths(path string, lines []string, start int, files []*gitdiff.File, f
 				return diag.Inputf(path, line, "unsafe path: %v", err)
 			}
 		}
-		end := len(lines)
+		end := lines.len()
 		if k+1 < len(files) {
 			end = fileLines[k+1] - 1
 		}
-		gitStyle := strings.HasPrefix(lines[line-1], "diff --git ")
-		for i := line - 1; i < end && i < len(lines); i++ {
-			l := strings.TrimRight(lines[i], "\r\n")
+		gitStyle := strings.HasPrefix(lines.at(line-1), "diff --git ")
+		for i := line - 1; i < end && i < lines.len(); i++ {
+			l := strings.TrimRight(lines.at(i), "\r\n")
 			if strings.HasPrefix(l, "@@") || strings.HasPrefix(l, "GIT binary patch") {
 				break
 			}

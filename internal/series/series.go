@@ -14,7 +14,8 @@ type Patch struct {
 	Name string
 	// Path is the file's path as messages name it (relative to the repository root).
 	Path string
-	// Raw is the file's bytes.
+	// Raw is the file's bytes. They must not be changed: the lines and names
+	// of Files share their memory.
 	Raw []byte
 	// Header is the metadata parsed from the text before the first diff.
 	Header Header

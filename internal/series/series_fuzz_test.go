@@ -64,27 +64,31 @@ func FuzzParseHeader(f *testing.F) {
 	})
 }
 
+// parseSeeds are the seeds of FuzzParse; TestElisionParsesAlike parses
+// them too.
+var parseSeeds = []string{
+	"Subject: change f\nOrigin: vendor\n\n" + modify("f", "a", "A"),
+	modify("f", "a", "A") + "+extra\n",
+	strings.TrimSuffix(modify("f", "a", "A"), " c\n") + createG,
+	deleteF + createF,
+	renameF + createF,
+	createG + deleteG,
+	"diff --git a/f b/f\nold mode 100644\nnew mode 100755\n",
+	"diff --git a/b b/b\nindex 1111111..2222222 100644\nGIT binary patch\nliteral 1\nIc${}\n\nliteral 0\nHcmV?d00001\n\n",
+	"diff --git a/m b/m\n--- a/m\n+++ b/m\n@@ -1,2 +1,2 @@\n keep\n-old\n\\ No newline at end of file\n+new\n\\ No newline at end of file\n",
+	"Subject: x\n\n--- f.orig\n+++ f\n@@ -1,3 +1,3 @@\n-a\n+A\n b\n c\n",
+	"Subject: x\n@@ -1 +1 @@\n" + modify("f", "a", "A"),
+	"Subject: x\n---\n f | 2 +-\n\n" + modify("f", "a", "A") + "-- \n2.39.5\n\n",
+	strings.ReplaceAll(modify("f", "a", "A"), "\n", "\r\n"),
+	"diff --git a/f b/f\n",
+}
+
 func FuzzParse(f *testing.F) {
-	seeds := []string{
-		"Subject: change f\nOrigin: vendor\n\n" + modify("f", "a", "A"),
-		modify("f", "a", "A") + "+extra\n",
-		strings.TrimSuffix(modify("f", "a", "A"), " c\n") + createG,
-		deleteF + createF,
-		renameF + createF,
-		createG + deleteG,
-		"diff --git a/f b/f\nold mode 100644\nnew mode 100755\n",
-		"diff --git a/b b/b\nindex 1111111..2222222 100644\nGIT binary patch\nliteral 1\nIc${}\n\nliteral 0\nHcmV?d00001\n\n",
-		"diff --git a/m b/m\n--- a/m\n+++ b/m\n@@ -1,2 +1,2 @@\n keep\n-old\n\\ No newline at end of file\n+new\n\\ No newline at end of file\n",
-		"Subject: x\n\n--- f.orig\n+++ f\n@@ -1,3 +1,3 @@\n-a\n+A\n b\n c\n",
-		"Subject: x\n@@ -1 +1 @@\n" + modify("f", "a", "A"),
-		"Subject: x\n---\n f | 2 +-\n\n" + modify("f", "a", "A") + "-- \n2.39.5\n\n",
-		strings.ReplaceAll(modify("f", "a", "A"), "\n", "\r\n"),
-		"diff --git a/f b/f\n",
-	}
-	for _, s := range seeds {
+	for _, s := range parseSeeds {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
+		checkElisionAlike(t, raw)
 		p, err := Parse("fuzz.diff", raw)
 		if err != nil {
 			if !diag.IsInput(err) {
