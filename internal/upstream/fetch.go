@@ -51,6 +51,13 @@ type fetchReq struct {
 	// depth > 0 fetches the refs with that depth into a partial cache. 0
 	// fetches their whole history, and completes a partial cache.
 	depth int
+	// narrow fetches only refs (and commits), not every tag and branch: a
+	// partial cache gets just what a run asks for (see WithShallow).
+	narrow bool
+	// refs are the names a narrow fetch brings: a tag or branch name, a full
+	// refname, or HEAD (the default branch). A name the upstream does not
+	// advertise is left out.
+	refs []string
 }
 
 // refresh fetches into the cache under the exclusive lock, with the marker
@@ -78,7 +85,13 @@ func (c *Cache) refresh(ctx context.Context, req fetchReq) error {
 }
 
 // advertise asks the upstream for its refs, capabilities and shallow commits.
+// The advertisement a partial clone kept (see fetchInto) serves the next
+// fetch of the same run instead, which saves a round trip on a cold run.
 func (c *Cache) advertise(ctx context.Context) (*packp.AdvRefs, error) {
+	if ar := c.spareAdv; ar != nil {
+		c.spareAdv = nil
+		return ar, nil
+	}
 	ep, err := transport.NewEndpoint(c.fetchURL)
 	if err != nil {
 		return nil, err
@@ -122,7 +135,12 @@ func (c *Cache) fetchInto(ctx context.Context, s *store, req fetchReq) error {
 		headTarget = head.Target()
 	}
 	want := map[plumbing.ReferenceName]plumbing.Hash{}
-	specs := c.allSpecs(ar, headTarget, req.branches, want)
+	var specs []config.RefSpec
+	if req.narrow {
+		specs = namedSpecs(ar, headTarget, req.refs, want)
+	} else {
+		specs = c.allSpecs(ar, headTarget, req.branches, want)
+	}
 	if len(req.commits) > 0 {
 		caps := ar.Capabilities
 		if !caps.Supports(capability.AllowReachableSHA1InWant) && !caps.Supports(capability.AllowTipSHA1InWant) {
@@ -135,7 +153,7 @@ func (c *Cache) fetchInto(ctx context.Context, s *store, req fetchReq) error {
 		}
 	}
 	partial := isPartial(s.path)
-	deepen := req.depth == 0 && partial
+	deepen := req.depth == 0 && !req.narrow && partial
 	if deepen {
 		specs = append(specs, keptSpecs(s, ar, want)...)
 	}
@@ -155,6 +173,11 @@ func (c *Cache) fetchInto(ctx context.Context, s *store, req fetchReq) error {
 	}
 	if err := setHead(s, ar, headTarget); err != nil {
 		return err
+	}
+	if req.narrow && len(specs) == 0 && len(req.refs) == 0 {
+		// A partial clone fetches nothing: the Ensure that follows it in this
+		// run fetches the refs it asks for, with this advertisement.
+		c.spareAdv = ar
 	}
 	if err := updateShallow(s, ar.Shallows); err != nil {
 		return fmt.Errorf("recording the shallow boundary: %w", err)
@@ -217,6 +240,36 @@ func ownBoundaries(s *store, upstream []plumbing.Hash) []plumbing.Hash {
 		}
 	}
 	return own
+}
+
+// namedSpecs are the refspecs of a narrow fetch: each of refs as the
+// upstream advertises it (a tag before a branch of the same name, as resolve
+// reads them; HEAD as the default branch). It adds each to want.
+func namedSpecs(ar *packp.AdvRefs, headTarget plumbing.ReferenceName, refs []string, want map[plumbing.ReferenceName]plumbing.Hash) []config.RefSpec {
+	var specs []config.RefSpec
+	for _, r := range refs {
+		var names []string
+		switch {
+		case r == "HEAD":
+			names = []string{headTarget.String()}
+		case strings.HasPrefix(r, "refs/"):
+			names = []string{r}
+		default:
+			names = []string{"refs/tags/" + r, "refs/heads/" + r}
+		}
+		for _, n := range names {
+			h, ok := ar.References[n]
+			if !ok {
+				continue
+			}
+			if _, dup := want[plumbing.ReferenceName(n)]; !dup {
+				specs = append(specs, config.RefSpec("+"+n+":"+n))
+				want[plumbing.ReferenceName(n)] = h
+			}
+			break
+		}
+	}
+	return specs
 }
 
 // allSpecs are the refspecs of a full fetch: every tag, the default branch,
@@ -363,23 +416,19 @@ func (c *Cache) Ensure(ctx context.Context, refs ...string) error {
 	if missing, err = c.missing(ctx, false, missing); err != nil || len(missing) == 0 {
 		return err
 	}
-	// A partial cache (see WithShallow) gets the refs at depth 1, and
-	// commits by id at depth 2, whose diff needs the parent.
+	// A partial cache (see WithShallow) gets only the refs asked for, at
+	// depth 1, and commits by id at depth 2, whose diff needs the parent.
 	depth := 0
 	if c.opts.shallow && c.Partial() {
 		depth = 1
 	}
-	var branches []string
-	for _, r := range missing {
-		if !isFullID(r) && r != "HEAD" {
-			branches = append(branches, strings.TrimPrefix(r, "refs/heads/"))
+	if req := namesReq(missing, depth); !req.narrow || len(req.refs) > 0 {
+		if err := c.refresh(ctx, req); err != nil {
+			return c.errorf("fetching %s: %w", c.redacted, err)
 		}
-	}
-	if err := c.refresh(ctx, fetchReq{branches: branches, depth: depth}); err != nil {
-		return c.errorf("fetching %s: %w", c.redacted, err)
-	}
-	if missing, err = c.missing(ctx, false, missing); err != nil || len(missing) == 0 {
-		return err
+		if missing, err = c.missing(ctx, false, missing); err != nil || len(missing) == 0 {
+			return err
+		}
 	}
 	var byID error
 	for {
@@ -392,7 +441,7 @@ func (c *Cache) Ensure(ctx context.Context, refs ...string) error {
 		if len(ids) == 0 {
 			break
 		}
-		byID = c.refresh(ctx, fetchReq{commits: ids, depth: 2 * depth})
+		byID = c.refresh(ctx, fetchReq{commits: ids, depth: 2 * depth, narrow: depth > 0})
 		if missing, err = c.missing(ctx, false, missing); err != nil || len(missing) == 0 {
 			return err
 		}
@@ -409,6 +458,27 @@ func (c *Cache) Ensure(ctx context.Context, refs ...string) error {
 		}
 	}
 	return c.notFound(missing, byID)
+}
+
+// namesReq is the fetch Ensure starts with for the missing refs. A partial
+// cache (depth > 0) fetches only the names among them, nothing when they are
+// all commit ids. A complete cache fetches every tag and the kept branches,
+// as Fetch does, and the branches among the names.
+func namesReq(missing []string, depth int) fetchReq {
+	var names, branches []string
+	for _, r := range missing {
+		if isFullID(r) {
+			continue
+		}
+		names = append(names, r)
+		if r != "HEAD" {
+			branches = append(branches, strings.TrimPrefix(r, "refs/heads/"))
+		}
+	}
+	if depth > 0 {
+		return fetchReq{narrow: true, refs: names, depth: depth}
+	}
+	return fetchReq{branches: branches}
 }
 
 // notFound is the error for refs that are not in the cache after fetching;

@@ -12,6 +12,7 @@ import (
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 )
 
@@ -81,6 +82,10 @@ type Cache struct {
 	dir      string
 	key      string
 	opts     options
+
+	// spareAdv is an advertisement a partial clone kept for the next fetch
+	// of this run (see advertise). Only used under the exclusive lock.
+	spareAdv *packp.AdvRefs
 
 	mu        sync.Mutex // serializes use of the object store
 	store     *store
