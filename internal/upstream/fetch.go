@@ -84,14 +84,39 @@ func (c *Cache) refresh(ctx context.Context, req fetchReq) error {
 	})
 }
 
-// advertise asks the upstream for its refs, capabilities and shallow commits.
-// The advertisement a partial clone kept (see fetchInto) serves the next
-// fetch of the same run instead, which saves a round trip on a cold run.
-func (c *Cache) advertise(ctx context.Context) (*packp.AdvRefs, error) {
-	if ar := c.spareAdv; ar != nil {
-		c.spareAdv = nil
+// advertiseFor is the advertisement for a fetch of req. A narrow fetch (see
+// fetchReq) reuses the one this Cache last read, when it names every ref
+// asked for: the refs it reads there are checked again by git fetch, which
+// fetches what they point at now, and a cold run saves a round trip (one
+// that lists an upstream's thousands of refs) per fetch.
+func (c *Cache) advertiseFor(ctx context.Context, req fetchReq) (*packp.AdvRefs, error) {
+	if ar := c.lastAdv; ar != nil && req.narrow && advertises(ar, req.refs) {
 		return ar, nil
 	}
+	ar, err := c.advertise(ctx)
+	if err == nil {
+		c.lastAdv = ar
+	}
+	return ar, err
+}
+
+// advertises reports whether ar names each of refs (see namedSpecs).
+func advertises(ar *packp.AdvRefs, refs []string) bool {
+	for _, r := range refs {
+		found := false
+		for _, n := range []string{r, "refs/tags/" + r, "refs/heads/" + r} {
+			_, ok := ar.References[n]
+			found = found || ok
+		}
+		if !found && r != "HEAD" {
+			return false
+		}
+	}
+	return true
+}
+
+// advertise asks the upstream for its refs, capabilities and shallow commits.
+func (c *Cache) advertise(ctx context.Context) (*packp.AdvRefs, error) {
 	ep, err := transport.NewEndpoint(c.fetchURL)
 	if err != nil {
 		return nil, err
@@ -122,7 +147,7 @@ func (c *Cache) advertise(ctx context.Context) (*packp.AdvRefs, error) {
 // request has a depth), records the shallow boundary, points HEAD at the
 // default branch, and marks the cache complete after a full fetch.
 func (c *Cache) fetchInto(ctx context.Context, s *store, req fetchReq) error {
-	ar, err := c.advertise(ctx)
+	ar, err := c.advertiseFor(ctx, req)
 	if err != nil {
 		return fmt.Errorf("listing refs: %w", err)
 	}
@@ -174,11 +199,7 @@ func (c *Cache) fetchInto(ctx context.Context, s *store, req fetchReq) error {
 	if err := setHead(s, ar, headTarget); err != nil {
 		return err
 	}
-	if req.narrow && len(specs) == 0 && len(req.refs) == 0 {
-		// A partial clone fetches nothing: the Ensure that follows it in this
-		// run fetches the refs it asks for, with this advertisement.
-		c.spareAdv = ar
-	}
+
 	if err := updateShallow(s, ar.Shallows); err != nil {
 		return fmt.Errorf("recording the shallow boundary: %w", err)
 	}

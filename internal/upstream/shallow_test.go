@@ -120,6 +120,11 @@ func TestShallowCacheFetchesOnlyTheRefs(t *testing.T) {
 	if !objectSet(t, s.Path())[v1blob] {
 		t.Errorf("v1.0.0's README.md %s is not in the cache after Ensure(v1.0.0)", v1blob)
 	}
+	// A tag made upstream after this Cache last listed the refs is found.
+	f.repo.Git("tag", "v1.4.0-late", c5)
+	if err := s.Ensure(ctx, "v1.4.0-late"); err != nil {
+		t.Fatalf("Ensure(a tag made after the last fetch) = %v", err)
+	}
 	out := filepath.Join(t.TempDir(), "out")
 	if err := s.Materialize(ctx, c5, out); err != nil {
 		t.Fatalf("Materialize(pin) from the shallow cache = %v", err)

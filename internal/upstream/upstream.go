@@ -83,9 +83,10 @@ type Cache struct {
 	key      string
 	opts     options
 
-	// spareAdv is an advertisement a partial clone kept for the next fetch
-	// of this run (see advertise). Only used under the exclusive lock.
-	spareAdv *packp.AdvRefs
+	// lastAdv is the upstream's advertisement this Cache last read, which
+	// narrow fetches reuse (see advertiseFor). Only used under the exclusive
+	// lock.
+	lastAdv *packp.AdvRefs
 
 	mu        sync.Mutex // serializes use of the object store
 	store     *store
