@@ -166,12 +166,23 @@ func (c *Cache) fetchInto(ctx context.Context, s *store, req fetchReq) error {
 	} else {
 		specs = c.allSpecs(ar, headTarget, req.branches, want)
 	}
-	if len(req.commits) > 0 {
+	var byID []plumbing.Hash
+	for _, h := range req.commits {
+		// A narrow fetch takes a commit that a tag or branch points at
+		// through that ref: no upstream refuses it.
+		if n, ok := tipRef(ar, h); ok && req.narrow {
+			specs = append(specs, config.RefSpec("+"+n+":"+n))
+			want[plumbing.ReferenceName(n)] = ar.References[n]
+			continue
+		}
+		byID = append(byID, h)
+	}
+	if len(byID) > 0 {
 		caps := ar.Capabilities
 		if !caps.Supports(capability.AllowReachableSHA1InWant) && !caps.Supports(capability.AllowTipSHA1InWant) {
 			return fmt.Errorf("the upstream does not allow fetching commits by id")
 		}
-		for _, h := range req.commits {
+		for _, h := range byID {
 			name := plumbing.ReferenceName(pinPrefix + h.String())
 			specs = append(specs, config.RefSpec("+"+h.String()+":"+name.String()))
 			want[name] = h
@@ -291,6 +302,27 @@ func namedSpecs(ar *packp.AdvRefs, headTarget plumbing.ReferenceName, refs []str
 		}
 	}
 	return specs
+}
+
+// tipRef is a tag or branch the upstream advertises at commit h (an
+// annotated tag by its peeled commit); the first by name when several are.
+func tipRef(ar *packp.AdvRefs, h plumbing.Hash) (string, bool) {
+	var names []string
+	for n, t := range ar.References {
+		if (strings.HasPrefix(n, "refs/tags/") || strings.HasPrefix(n, "refs/heads/")) && !strings.HasSuffix(n, "^{}") {
+			if p, ok := ar.Peeled[n]; ok {
+				t = p
+			}
+			if t == h {
+				names = append(names, n)
+			}
+		}
+	}
+	if len(names) == 0 {
+		return "", false
+	}
+	sort.Strings(names)
+	return names[0], true
 }
 
 // allSpecs are the refspecs of a full fetch: every tag, the default branch,

@@ -203,6 +203,23 @@ func TestShallowCacheCommitByID(t *testing.T) {
 	}
 }
 
+// TestShallowCacheCommitOfATag: a commit asked for by id that a tag points
+// at comes through the tag, at depth 2, from an upstream that does not allow
+// fetching by id; the cache stays partial.
+func TestShallowCacheCommitOfATag(t *testing.T) {
+	f := newFixture(t)
+	s := open(t, t.TempDir(), f.repo.URL(), WithShallow(true))
+	if err := s.Ensure(context.Background(), f.c3); err != nil {
+		t.Fatalf("Ensure(v1.2.0's commit) = %v", err)
+	}
+	if got := resolveOK(t, s, f.c3); got != f.c3 {
+		t.Errorf("Resolve(v1.2.0's commit) = %s", got)
+	}
+	if got, want := strings.Join(revList(t, s.Path(), "--all"), " "), f.c3+" "+f.c2; got != want || !s.Partial() {
+		t.Errorf("the cache holds commits %s (partial %v), want %s at depth 2 and still partial", got, s.Partial(), want)
+	}
+}
+
 // TestShallowCacheOfShallowUpstream: deepening a partial cache of a shallow
 // upstream stops at the upstream's boundary, which stays the end of history.
 func TestShallowCacheOfShallowUpstream(t *testing.T) {
