@@ -29,13 +29,14 @@ step "diff -ru upstream v1.0.0 patched tree"
 git -C "$work/upstream" archive --prefix=pristine/ v1.0.0 | tar -x -C "$work"
 (cd "$work" && diff -ru pristine out) || true
 
-# The cache now holds what apply needs (the tags at depth 1): a second apply
+# The cache now holds what apply needs (the pin at depth 1): a second apply
 # needs no network.
 pkw --offline apply greeter --check -o json
 
-# On v1.1.0 upstream carries 0001 itself, so it no longer applies.
+# On v1.1.0 upstream carries 0001 itself, so it no longer applies. The first
+# run at another tag fetches that tag (at depth 1), so it is not --offline.
 set +e
-pkw --offline apply greeter --check --ref v1.1.0
+pkw apply greeter --check --ref v1.1.0
 rc=$?
 set -e
 echo "exit code $rc (1: a patch does not apply at v1.1.0)"

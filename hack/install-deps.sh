@@ -23,6 +23,9 @@ DEPS=(
   "docker-registry|docker-registry"
   "/bin/busybox|busybox-static"
   "getcap|libcap2-bin"
+  # GNU time: the benchmarks read peak memory from it (BenchmarkColdApplyCheck
+  # fails without it, since it asserts patchkit's peak RSS).
+  "/usr/bin/time|time"
   # dockerd (with containerd and runc): the docker builder's tests start an
   # engine of their own on a private socket (classic builder, vfs storage).
   "dockerd|docker.io"

@@ -51,6 +51,13 @@ type fetchReq struct {
 	// depth > 0 fetches the refs with that depth into a partial cache. 0
 	// fetches their whole history, and completes a partial cache.
 	depth int
+	// narrow fetches only refs (and commits), not every tag and branch: a
+	// partial cache gets just what a run asks for (see WithShallow).
+	narrow bool
+	// refs are the names a narrow fetch brings: a tag or branch name, a full
+	// refname, or HEAD (the default branch). A name the upstream does not
+	// advertise is left out.
+	refs []string
 }
 
 // refresh fetches into the cache under the exclusive lock, with the marker
@@ -75,6 +82,37 @@ func (c *Cache) refresh(ctx context.Context, req fetchReq) error {
 		}
 		return err
 	})
+}
+
+// advertiseFor is the advertisement for a fetch of req. A narrow fetch (see
+// fetchReq) reuses the one this Cache last read, when it names every ref
+// asked for: the refs it reads there are checked again by git fetch, which
+// fetches what they point at now, and a cold run saves a round trip (one
+// that lists an upstream's thousands of refs) per fetch.
+func (c *Cache) advertiseFor(ctx context.Context, req fetchReq) (*packp.AdvRefs, error) {
+	if ar := c.lastAdv; ar != nil && req.narrow && advertises(ar, req.refs) {
+		return ar, nil
+	}
+	ar, err := c.advertise(ctx)
+	if err == nil {
+		c.lastAdv = ar
+	}
+	return ar, err
+}
+
+// advertises reports whether ar names each of refs (see namedSpecs).
+func advertises(ar *packp.AdvRefs, refs []string) bool {
+	for _, r := range refs {
+		found := false
+		for _, n := range []string{r, "refs/tags/" + r, "refs/heads/" + r} {
+			_, ok := ar.References[n]
+			found = found || ok
+		}
+		if !found && r != "HEAD" {
+			return false
+		}
+	}
+	return true
 }
 
 // advertise asks the upstream for its refs, capabilities and shallow commits.
@@ -109,7 +147,7 @@ func (c *Cache) advertise(ctx context.Context) (*packp.AdvRefs, error) {
 // request has a depth), records the shallow boundary, points HEAD at the
 // default branch, and marks the cache complete after a full fetch.
 func (c *Cache) fetchInto(ctx context.Context, s *store, req fetchReq) error {
-	ar, err := c.advertise(ctx)
+	ar, err := c.advertiseFor(ctx, req)
 	if err != nil {
 		return fmt.Errorf("listing refs: %w", err)
 	}
@@ -122,20 +160,36 @@ func (c *Cache) fetchInto(ctx context.Context, s *store, req fetchReq) error {
 		headTarget = head.Target()
 	}
 	want := map[plumbing.ReferenceName]plumbing.Hash{}
-	specs := c.allSpecs(ar, headTarget, req.branches, want)
-	if len(req.commits) > 0 {
+	var specs []config.RefSpec
+	if req.narrow {
+		specs = namedSpecs(ar, headTarget, req.refs, want)
+	} else {
+		specs = c.allSpecs(ar, headTarget, req.branches, want)
+	}
+	var byID []plumbing.Hash
+	for _, h := range req.commits {
+		// A narrow fetch takes a commit that a tag or branch points at
+		// through that ref: no upstream refuses it.
+		if n, ok := tipRef(ar, h); ok && req.narrow {
+			specs = append(specs, config.RefSpec("+"+n+":"+n))
+			want[plumbing.ReferenceName(n)] = ar.References[n]
+			continue
+		}
+		byID = append(byID, h)
+	}
+	if len(byID) > 0 {
 		caps := ar.Capabilities
 		if !caps.Supports(capability.AllowReachableSHA1InWant) && !caps.Supports(capability.AllowTipSHA1InWant) {
 			return fmt.Errorf("the upstream does not allow fetching commits by id")
 		}
-		for _, h := range req.commits {
+		for _, h := range byID {
 			name := plumbing.ReferenceName(pinPrefix + h.String())
 			specs = append(specs, config.RefSpec("+"+h.String()+":"+name.String()))
 			want[name] = h
 		}
 	}
 	partial := isPartial(s.path)
-	deepen := req.depth == 0 && partial
+	deepen := req.depth == 0 && !req.narrow && partial
 	if deepen {
 		specs = append(specs, keptSpecs(s, ar, want)...)
 	}
@@ -156,6 +210,7 @@ func (c *Cache) fetchInto(ctx context.Context, s *store, req fetchReq) error {
 	if err := setHead(s, ar, headTarget); err != nil {
 		return err
 	}
+
 	if err := updateShallow(s, ar.Shallows); err != nil {
 		return fmt.Errorf("recording the shallow boundary: %w", err)
 	}
@@ -217,6 +272,57 @@ func ownBoundaries(s *store, upstream []plumbing.Hash) []plumbing.Hash {
 		}
 	}
 	return own
+}
+
+// namedSpecs are the refspecs of a narrow fetch: each of refs as the
+// upstream advertises it (a tag before a branch of the same name, as resolve
+// reads them; HEAD as the default branch). It adds each to want.
+func namedSpecs(ar *packp.AdvRefs, headTarget plumbing.ReferenceName, refs []string, want map[plumbing.ReferenceName]plumbing.Hash) []config.RefSpec {
+	var specs []config.RefSpec
+	for _, r := range refs {
+		var names []string
+		switch {
+		case r == "HEAD":
+			names = []string{headTarget.String()}
+		case strings.HasPrefix(r, "refs/"):
+			names = []string{r}
+		default:
+			names = []string{"refs/tags/" + r, "refs/heads/" + r}
+		}
+		for _, n := range names {
+			h, ok := ar.References[n]
+			if !ok {
+				continue
+			}
+			if _, dup := want[plumbing.ReferenceName(n)]; !dup {
+				specs = append(specs, config.RefSpec("+"+n+":"+n))
+				want[plumbing.ReferenceName(n)] = h
+			}
+			break
+		}
+	}
+	return specs
+}
+
+// tipRef is a tag or branch the upstream advertises at commit h (an
+// annotated tag by its peeled commit); the first by name when several are.
+func tipRef(ar *packp.AdvRefs, h plumbing.Hash) (string, bool) {
+	var names []string
+	for n, t := range ar.References {
+		if (strings.HasPrefix(n, "refs/tags/") || strings.HasPrefix(n, "refs/heads/")) && !strings.HasSuffix(n, "^{}") {
+			if p, ok := ar.Peeled[n]; ok {
+				t = p
+			}
+			if t == h {
+				names = append(names, n)
+			}
+		}
+	}
+	if len(names) == 0 {
+		return "", false
+	}
+	sort.Strings(names)
+	return names[0], true
 }
 
 // allSpecs are the refspecs of a full fetch: every tag, the default branch,
@@ -363,23 +469,19 @@ func (c *Cache) Ensure(ctx context.Context, refs ...string) error {
 	if missing, err = c.missing(ctx, false, missing); err != nil || len(missing) == 0 {
 		return err
 	}
-	// A partial cache (see WithShallow) gets the refs at depth 1, and
-	// commits by id at depth 2, whose diff needs the parent.
+	// A partial cache (see WithShallow) gets only the refs asked for, at
+	// depth 1, and commits by id at depth 2, whose diff needs the parent.
 	depth := 0
 	if c.opts.shallow && c.Partial() {
 		depth = 1
 	}
-	var branches []string
-	for _, r := range missing {
-		if !isFullID(r) && r != "HEAD" {
-			branches = append(branches, strings.TrimPrefix(r, "refs/heads/"))
+	if req := namesReq(missing, depth); !req.narrow || len(req.refs) > 0 {
+		if err := c.refresh(ctx, req); err != nil {
+			return c.errorf("fetching %s: %w", c.redacted, err)
 		}
-	}
-	if err := c.refresh(ctx, fetchReq{branches: branches, depth: depth}); err != nil {
-		return c.errorf("fetching %s: %w", c.redacted, err)
-	}
-	if missing, err = c.missing(ctx, false, missing); err != nil || len(missing) == 0 {
-		return err
+		if missing, err = c.missing(ctx, false, missing); err != nil || len(missing) == 0 {
+			return err
+		}
 	}
 	var byID error
 	for {
@@ -392,7 +494,7 @@ func (c *Cache) Ensure(ctx context.Context, refs ...string) error {
 		if len(ids) == 0 {
 			break
 		}
-		byID = c.refresh(ctx, fetchReq{commits: ids, depth: 2 * depth})
+		byID = c.refresh(ctx, fetchReq{commits: ids, depth: 2 * depth, narrow: depth > 0})
 		if missing, err = c.missing(ctx, false, missing); err != nil || len(missing) == 0 {
 			return err
 		}
@@ -409,6 +511,27 @@ func (c *Cache) Ensure(ctx context.Context, refs ...string) error {
 		}
 	}
 	return c.notFound(missing, byID)
+}
+
+// namesReq is the fetch Ensure starts with for the missing refs. A partial
+// cache (depth > 0) fetches only the names among them, nothing when they are
+// all commit ids. A complete cache fetches every tag and the kept branches,
+// as Fetch does, and the branches among the names.
+func namesReq(missing []string, depth int) fetchReq {
+	var names, branches []string
+	for _, r := range missing {
+		if isFullID(r) {
+			continue
+		}
+		names = append(names, r)
+		if r != "HEAD" {
+			branches = append(branches, strings.TrimPrefix(r, "refs/heads/"))
+		}
+	}
+	if depth > 0 {
+		return fetchReq{narrow: true, refs: names, depth: depth}
+	}
+	return fetchReq{branches: branches}
 }
 
 // notFound is the error for refs that are not in the cache after fetching;

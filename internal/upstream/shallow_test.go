@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -37,11 +38,46 @@ func revList(t *testing.T, repo, ref string) []string {
 	return strings.Fields(out)
 }
 
-// TestShallowCacheFetchesOnlyTheRefs: a cache cloned WithShallow holds every
-// tag and the default branch at depth 1 (so a later run offline finds any
-// of them) and no other commit, marked partial, with the tagged commits as
-// its boundaries. Opened without WithShallow, it is deepened to the
-// upstream's whole history, every tag and branch, and no longer partial.
+// objectSet is the set of every object in the repository at dir.
+func objectSet(t *testing.T, dir string) map[string]bool {
+	t.Helper()
+	out, errOut, err := gittest.Run(dir, nil, "cat-file", "--batch-all-objects", "--batch-check=%(objectname)")
+	if err != nil {
+		t.Fatalf("git cat-file --batch-all-objects: %v\n%s", err, errOut)
+	}
+	set := map[string]bool{}
+	for _, id := range strings.Fields(out) {
+		set[id] = true
+	}
+	return set
+}
+
+// refObjects is the set of objects `git clone --depth 1 --branch ref` of
+// repo fetches: the tag object (for an annotated tag), the commit, and every
+// tree and blob of its tree.
+func refObjects(t *testing.T, repo, ref string) map[string]bool {
+	t.Helper()
+	out, errOut, err := gittest.Run(repo, nil, "rev-list", "--objects", "--no-object-names", "--max-count=1", ref)
+	if err != nil {
+		t.Fatalf("git rev-list --objects %s: %v\n%s", ref, err, errOut)
+	}
+	set := map[string]bool{}
+	for _, id := range strings.Fields(out) {
+		set[id] = true
+	}
+	if id, _, err := gittest.Run(repo, nil, "rev-parse", "refs/tags/"+ref); err == nil {
+		set[strings.TrimSpace(id)] = true
+	}
+	return set
+}
+
+// TestShallowCacheFetchesOnlyTheRefs: a cache cloned WithShallow holds the
+// refs it is asked for at depth 1 and no other object (not another tag's),
+// marked partial, with their commits as its boundaries. Another tag or
+// branch comes at depth 1 when a shallow run first asks for it; offline, a
+// ref it was not asked for is ErrOffline, naming the way out. Opened without
+// WithShallow, the cache is deepened to the upstream's whole history, every
+// tag and branch, and is no longer partial.
 func TestShallowCacheFetchesOnlyTheRefs(t *testing.T) {
 	f := newFixture(t)
 	f.repo.Write("README.md", "fourth\n")
@@ -61,11 +97,33 @@ func TestShallowCacheFetchesOnlyTheRefs(t *testing.T) {
 	if !s.Partial() || !s.Boundary(c5) {
 		t.Errorf("Partial() = %v, Boundary(pin) = %v; want both true", s.Partial(), s.Boundary(c5))
 	}
+	if got, want := objectSet(t, s.Path()), refObjects(t, f.repo.Dir, "v1.3.0"); !maps.Equal(got, want) {
+		t.Errorf("the cache holds %d objects, want the %d of v1.3.0 at depth 1:\n got %v\nwant %v", len(got), len(want), got, want)
+	}
+	v1blob := strings.TrimSpace(f.repo.Git("rev-parse", "v1.0.0:README.md"))
+	if objectSet(t, s.Path())[v1blob] {
+		t.Errorf("v1.0.0's README.md %s is in the cache before anything asked for v1.0.0", v1blob)
+	}
+	if _, err := s.Resolve("v1.0.0"); !errors.Is(err, ErrRefNotFound) {
+		t.Errorf("Resolve(v1.0.0) before Ensure = %v, want ErrRefNotFound (not fetched)", err)
+	}
+	// Another tag comes when asked for, at depth 1, and only it.
+	if err := s.Ensure(ctx, "v1.0.0"); err != nil {
+		t.Fatalf("Ensure(v1.0.0) = %v", err)
+	}
 	if got := resolveOK(t, s, "v1.0.0"); got != f.c1 {
 		t.Errorf("Resolve(v1.0.0) = %s, want %s", got, f.c1)
 	}
-	if got, want := strings.Join(revList(t, s.Path(), "--all"), " "), strings.Join([]string{c5, f.c3, f.c2, f.c1}, " "); got != want {
-		t.Errorf("the shallow cache holds commits %s, want only the tagged ones %s", got, want)
+	if got, want := strings.Join(revList(t, s.Path(), "--all"), " "), strings.Join([]string{c5, f.c1}, " "); got != want {
+		t.Errorf("the shallow cache holds commits %s, want only the asked-for ones %s", got, want)
+	}
+	if !objectSet(t, s.Path())[v1blob] {
+		t.Errorf("v1.0.0's README.md %s is not in the cache after Ensure(v1.0.0)", v1blob)
+	}
+	// A tag made upstream after this Cache last listed the refs is found.
+	f.repo.Git("tag", "v1.4.0-late", c5)
+	if err := s.Ensure(ctx, "v1.4.0-late"); err != nil {
+		t.Fatalf("Ensure(a tag made after the last fetch) = %v", err)
 	}
 	out := filepath.Join(t.TempDir(), "out")
 	if err := s.Materialize(ctx, c5, out); err != nil {
@@ -91,8 +149,11 @@ func TestShallowCacheFetchesOnlyTheRefs(t *testing.T) {
 		t.Errorf("Open offline, for history, of a partial cache = %v; want ErrOffline", err)
 	}
 	o := open(t, dir, f.repo.URL(), WithOffline(true), WithShallow(true))
-	if got := resolveOK(t, o, "v1.2.0"); got != f.c3 {
-		t.Errorf("offline shallow Resolve(v1.2.0) = %s, want %s", got, f.c3)
+	if got := resolveOK(t, o, "v1.0.0"); got != f.c1 {
+		t.Errorf("offline shallow Resolve(v1.0.0) = %s, want %s", got, f.c1)
+	}
+	if err := o.Ensure(ctx, "v1.2.0"); !errors.Is(err, ErrOffline) || !strings.Contains(err.Error(), "run once without --offline") || !strings.Contains(err.Error(), "v1.2.0") {
+		t.Errorf("offline shallow Ensure(v1.2.0), never fetched = %v; want ErrOffline naming it and the way out", err)
 	}
 	if _, err := o.Resolve(c4); !errors.Is(err, ErrRefNotFound) {
 		t.Errorf("offline shallow Resolve(untagged commit) = %v, want ErrRefNotFound (not fetched)", err)
@@ -139,6 +200,23 @@ func TestShallowCacheCommitByID(t *testing.T) {
 	}
 	if out, errOut, err := gittest.Run(s.Path(), nil, "diff", "--name-only", f.dangling+"^", f.dangling); err != nil || strings.TrimSpace(out) != "gone.txt" {
 		t.Errorf("git diff of the commit = %q, %v %s; want gone.txt", out, err, errOut)
+	}
+}
+
+// TestShallowCacheCommitOfATag: a commit asked for by id that a tag points
+// at comes through the tag, at depth 2, from an upstream that does not allow
+// fetching by id; the cache stays partial.
+func TestShallowCacheCommitOfATag(t *testing.T) {
+	f := newFixture(t)
+	s := open(t, t.TempDir(), f.repo.URL(), WithShallow(true))
+	if err := s.Ensure(context.Background(), f.c3); err != nil {
+		t.Fatalf("Ensure(v1.2.0's commit) = %v", err)
+	}
+	if got := resolveOK(t, s, f.c3); got != f.c3 {
+		t.Errorf("Resolve(v1.2.0's commit) = %s", got)
+	}
+	if got, want := strings.Join(revList(t, s.Path(), "--all"), " "), f.c3+" "+f.c2; got != want || !s.Partial() {
+		t.Errorf("the cache holds commits %s (partial %v), want %s at depth 2 and still partial", got, s.Partial(), want)
 	}
 }
 

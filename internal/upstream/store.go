@@ -364,9 +364,11 @@ func (c *Cache) cloneInto(ctx context.Context, path string) (err error) {
 	}
 	var ferr error
 	if c.opts.shallow {
-		// Nothing is fetched yet: Ensure fetches each ref with a depth.
+		// Nothing is fetched yet: Ensure fetches each ref it is asked for,
+		// with a depth, using the advertisement the clone read (the
+		// upstream is there, HEAD follows its default branch).
 		if ferr = markPartial(tmp); ferr == nil {
-			ferr = c.fetchInto(ctx, s, fetchReq{depth: 1})
+			ferr = c.fetchInto(ctx, s, fetchReq{depth: 1, narrow: true})
 		}
 	} else {
 		ferr = c.fetchInto(ctx, s, fetchReq{})

@@ -12,6 +12,7 @@ import (
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 )
 
@@ -81,6 +82,11 @@ type Cache struct {
 	dir      string
 	key      string
 	opts     options
+
+	// lastAdv is the upstream's advertisement this Cache last read, which
+	// narrow fetches reuse (see advertiseFor). Only used under the exclusive
+	// lock.
+	lastAdv *packp.AdvRefs
 
 	mu        sync.Mutex // serializes use of the object store
 	store     *store

@@ -140,7 +140,11 @@ func TestApplyCheckJSONAndOffline(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(f.root, "_output")); !os.IsNotExist(err) {
 		t.Errorf("--check wrote _output (err %v)", err)
 	}
-	// A second run needs no network: move the upstream away and go offline.
+	// The cache holds what these runs fetched (the pin, then v2): a second
+	// run needs no network. Move the upstream away and go offline.
+	if code, stdout, stderr := f.run(t, "apply", "img", "--check", "--ref", "v2"); code != 1 {
+		t.Fatalf("--ref v2 exit = %d, want 1 (patch 0001 is in v2)\n%s%s", code, stdout, stderr)
+	}
 	moved := f.up.Dir + ".moved"
 	if err := os.Rename(f.up.Dir, moved); err != nil {
 		t.Fatal(err)
