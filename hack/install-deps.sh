@@ -23,15 +23,12 @@ DEPS=(
   "docker-registry|docker-registry"
   "/bin/busybox|busybox-static"
   "getcap|libcap2-bin"
-  # GNU time: the benchmarks read peak memory from it (BenchmarkColdApplyCheck
-  # fails without it, since it asserts patchkit's peak RSS).
+  # GNU time: the benchmarks read peak memory from it; those that assert a
+  # memory bound (ColdApplyCheck, ApplyBigPatch, MemoryKubeOVN) fail without it.
   "/usr/bin/time|time"
   # dockerd (with containerd and runc): the docker builder's tests start an
   # engine of their own on a private socket (classic builder, vfs storage).
   "dockerd|docker.io"
-  # GNU time: the benchmarks read peak memory with it, and
-  # BenchmarkApplyBigPatch fails without that figure.
-  "/usr/bin/time|time"
 )
 
 # Go-built tools, installed into <repo>/bin/tools with `go install` (the Go
