@@ -4,16 +4,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
 
 	"github.com/bluekeyes/go-gitdiff/gitdiff"
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/plumbing/storer"
 
 	"github.com/patchkit/patchkit/internal/apply"
 	"github.com/patchkit/patchkit/internal/diag"
@@ -32,7 +28,6 @@ import (
 // patch-ids of the upstream commits are read once per run (see history).
 type checker struct {
 	cache   *upstream.Cache
-	objects storer.EncodedObjectStorer
 	patches []*series.Patch
 	h       *history
 	pin     tree.Source // the upstream tree at the pin
@@ -70,7 +65,6 @@ func newChecker(ctx context.Context, g gitRunner, in Input, refs []Ref, h *histo
 	}
 	c := &checker{
 		cache:   in.Cache,
-		objects: in.Cache.Repo().Storer,
 		patches: in.Patches,
 		h:       h,
 		pin:     pin,
@@ -146,17 +140,17 @@ func (c *checker) checkRef(ref Ref) ([]Result, error) {
 			key.WriteByte('0')
 		}
 	}
-	fp, err := c.fingerprint(ref.Commit)
+	snap, err := c.cache.Source(ref.Commit)
+	if err != nil {
+		return nil, err
+	}
+	fp, err := c.fingerprint(snap)
 	if err != nil {
 		return nil, err
 	}
 	key.WriteString(fp)
 	vs, ok := c.memo[key.String()]
 	if !ok {
-		snap, err := c.cache.Source(ref.Commit)
-		if err != nil {
-			return nil, err
-		}
 		vs, err = c.evaluate(snap, hits)
 		if err != nil {
 			return nil, err
@@ -174,27 +168,20 @@ func (c *checker) checkRef(ref Ref) ([]Result, error) {
 	return out, nil
 }
 
-// fingerprint hashes every tree entry of commit that the series can look
+// fingerprint hashes every tree entry of snap that the series can look
 // at: each touched path (mode and object id, or absent), and each of their
-// leading directories (a directory, or what else is there).
-func (c *checker) fingerprint(id string) (string, error) {
-	cm, err := object.GetCommit(c.objects, plumbing.NewHash(id))
-	if err != nil {
-		return "", fmt.Errorf("reading commit %s: %w", id, err)
-	}
-	t, err := cm.Tree()
-	if err != nil {
-		return "", fmt.Errorf("reading the tree of %s: %w", id, err)
-	}
+// leading directories (a directory, or what else is there). The snapshots
+// of one cache share the trees they read, so a ref costs the trees that
+// differ from the refs before it.
+func (c *checker) fingerprint(snap *upstream.Snapshot) (string, error) {
 	h := sha256.New()
 	entry := func(p string, dirOnly bool) error {
-		e, err := t.FindEntry(p)
+		e, ok, err := snap.Entry(p)
 		switch {
-		case errors.Is(err, object.ErrEntryNotFound), errors.Is(err, object.ErrDirectoryNotFound), errors.Is(err, object.ErrFileNotFound):
-			fmt.Fprintf(h, "%s\x00-\n", p)
-			return nil
 		case err != nil:
-			return fmt.Errorf("reading %s at %s: %w", p, id, err)
+			return fmt.Errorf("reading %s at %s: %w", p, snap.Commit(), err)
+		case !ok:
+			fmt.Fprintf(h, "%s\x00-\n", p)
 		case dirOnly && e.Mode == filemode.Dir:
 			fmt.Fprintf(h, "%s\x00d\n", p)
 		default:

@@ -52,12 +52,33 @@ func Redact(s string) string {
 	for _, f := range secretForms() {
 		s = strings.ReplaceAll(s, f, Mask)
 	}
-	s = userinfo.ReplaceAllStringFunc(s, redactUserinfo)
-	s = authHeader.ReplaceAllString(s, "${1}"+Mask)
-	s = basicCred.ReplaceAllStringFunc(s, redactBasic)
-	s = bearerCred.ReplaceAllStringFunc(s, redactBearer)
-	s = queryCred.ReplaceAllString(s, "${1}="+Mask)
-	return forgeToken.ReplaceAllString(s, Mask)
+	// Each pattern runs only where findClues, on the very text it would
+	// run on, finds what it needs; a text none applies to comes back as it
+	// was, without a copy.
+	c := findClues(s)
+	for _, p := range patterns {
+		if !p.clue(c) {
+			continue
+		}
+		if r := p.replace(s); r != s {
+			s, c = r, findClues(r)
+		}
+	}
+	return s
+}
+
+// patterns are Redact's credential patterns, in the order they run, each
+// with the clue it cannot match without.
+var patterns = []struct {
+	clue    func(clues) bool
+	replace func(string) string
+}{
+	{func(c clues) bool { return c.userinfo }, func(s string) string { return userinfo.ReplaceAllStringFunc(s, redactUserinfo) }},
+	{func(c clues) bool { return c.auth }, func(s string) string { return authHeader.ReplaceAllString(s, "${1}"+Mask) }},
+	{func(c clues) bool { return c.basic }, func(s string) string { return basicCred.ReplaceAllStringFunc(s, redactBasic) }},
+	{func(c clues) bool { return c.bearer }, func(s string) string { return bearerCred.ReplaceAllStringFunc(s, redactBearer) }},
+	{func(c clues) bool { return c.query }, func(s string) string { return queryCred.ReplaceAllString(s, "${1}="+Mask) }},
+	{func(c clues) bool { return c.forge }, func(s string) string { return forgeToken.ReplaceAllString(s, Mask) }},
 }
 
 // URL returns rawURL with its userinfo hidden, as Redact hides it in text.

@@ -205,6 +205,9 @@ func (c *Cache) fetchInto(ctx context.Context, s *store, req fetchReq) error {
 		if err := packRefs(ctx, s.path); err != nil {
 			return err
 		}
+		if err := writeCommitGraph(ctx, s.path); err != nil {
+			return err
+		}
 		s.st.Reindex()
 	}
 	if err := setHead(s, ar, headTarget); err != nil {

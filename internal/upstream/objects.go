@@ -40,12 +40,9 @@ func readVerified(st storer.EncodedObjectStorer, t plumbing.ObjectType, h plumbi
 		return 0, nil, &objectError{h, err}
 	}
 	defer r.Close()
-	data, err := io.ReadAll(r)
+	data, err := readSized(r, obj.Size())
 	if err != nil {
 		return 0, nil, &objectError{h, err}
-	}
-	if int64(len(data)) != obj.Size() {
-		return 0, nil, &objectError{h, fmt.Errorf("read %d bytes of %d", len(data), obj.Size())}
 	}
 	sum := sha1.New()
 	sum.Write([]byte(obj.Type().String() + " " + strconv.Itoa(len(data)) + "\x00"))
@@ -57,6 +54,35 @@ func readVerified(st storer.EncodedObjectStorer, t plumbing.ObjectType, h plumbi
 	}
 	return obj.Type(), data, nil
 }
+
+// readSized reads all of r, which must hold size bytes: into one buffer of
+// that size, not one grown from 512 bytes.
+func readSized(r io.Reader, size int64) ([]byte, error) {
+	if size < 0 || size > maxObjectBuffer {
+		data, err := io.ReadAll(r)
+		if err == nil && int64(len(data)) != size {
+			err = fmt.Errorf("read %d bytes of %d", len(data), size)
+		}
+		return data, err
+	}
+	data := make([]byte, size)
+	n, err := io.ReadFull(r, data)
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("read %d bytes of %d", n, size)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var one [1]byte
+	if m, _ := io.ReadFull(r, one[:]); m > 0 {
+		return nil, fmt.Errorf("read more than %d bytes", size)
+	}
+	return data, nil
+}
+
+// maxObjectBuffer bounds the buffer readSized allocates up front from an
+// object's stated size; a larger object is read as it comes.
+const maxObjectBuffer = 256 << 20
 
 // readTree reads and verifies tree h.
 func readTree(st storer.EncodedObjectStorer, h plumbing.Hash) (*object.Tree, error) {

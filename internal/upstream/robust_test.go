@@ -395,3 +395,64 @@ func TestShallowUpstream(t *testing.T) {
 		}
 	})
 }
+
+// TestCommitGraph: a fetch leaves a commit-graph that git verifies, and the
+// next Open removes a graph with a flipped byte (git would not notice and
+// could take wrong parents for the history); git lists the same history
+// with the graph, and after the damaged one is gone.
+func TestCommitGraph(t *testing.T) {
+	f := newFixture(t)
+	moveUpstream(t, f, 3)
+	dir := t.TempDir()
+	c := open(t, dir, f.repo.URL())
+	graph := filepath.Join(c.Path(), "objects", "info", "commit-graph")
+	git := func(args ...string) (string, error) {
+		cmd := exec.Command("git", append([]string{"--git-dir", c.Path()}, args...)...)
+		cmd.Env = GitEnv()
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	if _, err := os.Stat(graph); err != nil {
+		t.Fatalf("no commit-graph after the fetch: %v", err)
+	}
+	if out, err := git("commit-graph", "verify"); err != nil {
+		t.Fatalf("git commit-graph verify: %v\n%s", err, out)
+	}
+	list := func() string {
+		t.Helper()
+		out, err := git("rev-list", "--topo-order", "--parents", "--all")
+		if err != nil {
+			t.Fatalf("git rev-list: %v\n%s", err, out)
+		}
+		return out
+	}
+	withGraph := list()
+	c.Close()
+
+	data, err := os.ReadFile(graph)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)/2] ^= 0x40
+	os.Chmod(graph, 0o644)
+	if err := os.WriteFile(graph, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c = open(t, dir, f.repo.URL(), WithOffline(true))
+	if _, err := os.Stat(graph); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("Open kept a commit-graph whose checksum fails (stat: %v)", err)
+	}
+	if got := list(); got != withGraph {
+		t.Errorf("git rev-list without the graph = %q, with it %q", got, withGraph)
+	}
+	// A later fetch writes it again.
+	moveUpstream(t, f, 2)
+	c.Close()
+	c = open(t, dir, f.repo.URL())
+	if err := c.Fetch(context.Background()); err != nil {
+		t.Fatalf("Fetch() = %v", err)
+	}
+	if out, err := git("commit-graph", "verify"); err != nil {
+		t.Fatalf("git commit-graph verify after a fetch: %v\n%s", err, out)
+	}
+}

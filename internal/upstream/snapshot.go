@@ -63,11 +63,22 @@ func (s *Snapshot) Read(p string) (*tree.File, bool, error) {
 	if err != nil || !ok || e.Mode == filemode.Dir {
 		return nil, false, s.c.objectFault(err)
 	}
-	f, err := s.file(e)
+	f, err := s.file(e, true)
 	if err != nil {
 		return nil, false, s.c.objectFault(fmt.Errorf("reading %s at %s: %w", p, s.commit, err))
 	}
 	return f, true, nil
+}
+
+// Entry returns the tree entry at p (a file, symlink, submodule or
+// directory); ok is false when nothing is there, which includes a path whose
+// leading directory is a file and paths that are not clean relative paths.
+func (s *Snapshot) Entry(p string) (object.TreeEntry, bool, error) {
+	e, ok, err := s.entry(p)
+	if err != nil || !ok {
+		return object.TreeEntry{}, false, s.c.objectFault(err)
+	}
+	return *e, true, nil
 }
 
 // IsDir implements tree.Source. The root ("" or ".") is a directory.
@@ -106,7 +117,7 @@ func (s *Snapshot) walk(prefix string, h plumbing.Hash, fn func(string, *tree.Fi
 			}
 			continue
 		}
-		f, err := s.file(&e)
+		f, err := s.file(&e, false)
 		if err != nil {
 			return fmt.Errorf("reading %s at %s: %w", p, s.commit, err)
 		}
@@ -124,8 +135,9 @@ func dirName(p string) string {
 	return p
 }
 
-// file reads the content of a non-directory entry.
-func (s *Snapshot) file(e *object.TreeEntry) (*tree.File, error) {
+// file reads the content of a non-directory entry; with memo, through the
+// cache's memo of verified blobs.
+func (s *Snapshot) file(e *object.TreeEntry, memo bool) (*tree.File, error) {
 	var mode tree.Mode
 	switch e.Mode {
 	case filemode.Regular, filemode.Deprecated:
@@ -141,9 +153,15 @@ func (s *Snapshot) file(e *object.TreeEntry) (*tree.File, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if data, ok := s.c.memo.blobs[e.Hash]; ok && memo {
+		return &tree.File{Mode: mode, Data: data}, nil
+	}
 	data, err := readBlob(s.st, e.Hash)
 	if err != nil {
 		return nil, err
+	}
+	if memo {
+		s.c.memo.addBlob(e.Hash, data)
 	}
 	return &tree.File{Mode: mode, Data: data}, nil
 }
@@ -195,6 +213,10 @@ func (s *Snapshot) dir(p string) (map[string]object.TreeEntry, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if entries, ok := s.c.memo.trees[h]; ok {
+		s.dirs[p] = entries
+		return entries, nil
+	}
 	t, err := readTree(s.st, h)
 	if err != nil {
 		return nil, fmt.Errorf("reading tree %s of %s at %s: %w", h, dirName(p), s.commit, err)
@@ -204,7 +226,49 @@ func (s *Snapshot) dir(p string) (map[string]object.TreeEntry, error) {
 		entries[e.Name] = e
 	}
 	s.dirs[p] = entries
+	s.c.memo.addTree(h, entries)
 	return entries, nil
+}
+
+// objectMemo keeps the trees and blobs that Snapshots read and verified, by
+// object id, for the other Snapshots of the cache: refs of one upstream
+// share most of them (obsolete-check reads the same few files at each of
+// dozens of refs). Objects are immutable and named by their content, so an
+// entry stays right whatever happens to the store; the memo holds at most
+// memoBytes of blob content and memoTrees trees. Guarded by Cache.mu; the maps and slices it
+// hands out are never modified.
+type objectMemo struct {
+	blobs     map[plumbing.Hash][]byte
+	trees     map[plumbing.Hash]map[string]object.TreeEntry
+	blobBytes int
+}
+
+// memoBytes bounds the blob content an objectMemo holds, memoTrees the
+// number of its trees.
+const (
+	memoBytes = 64 << 20
+	memoTrees = 1 << 16
+)
+
+func (m *objectMemo) addBlob(h plumbing.Hash, data []byte) {
+	if m.blobBytes+len(data) > memoBytes {
+		return
+	}
+	if m.blobs == nil {
+		m.blobs = map[plumbing.Hash][]byte{}
+	}
+	m.blobs[h] = data
+	m.blobBytes += len(data)
+}
+
+func (m *objectMemo) addTree(h plumbing.Hash, entries map[string]object.TreeEntry) {
+	if len(m.trees) >= memoTrees {
+		return
+	}
+	if m.trees == nil {
+		m.trees = map[plumbing.Hash]map[string]object.TreeEntry{}
+	}
+	m.trees[h] = entries
 }
 
 // walkerFunc adapts a function to tree.Walker.

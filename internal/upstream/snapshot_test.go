@@ -75,6 +75,62 @@ func TestSnapshotRead(t *testing.T) {
 	}
 }
 
+// TestSnapshotEntry checks Entry against git ls-tree, at two commits of
+// one cache: the second reads the trees and blobs the first left in the
+// cache's memo where they are the same objects.
+func TestSnapshotEntry(t *testing.T) {
+	f := newFixture(t)
+	c := open(t, t.TempDir(), f.repo.URL())
+	paths := []string{"README.md", "dir", "dir/nested", "dir/nested/file.txt", "dir/nested/deeper/leaf.txt",
+		"bin/run.sh", "link", "vendor/sub", "docs/guide.md", "nope.txt", "nodir/file", "README.md/x",
+		"dir/to-nested/file.txt", "vendor/sub/x", "dir/../README.md", ""}
+	for _, commit := range []string{f.c3, f.c1, f.c3} {
+		src, err := c.Source(commit)
+		if err != nil {
+			t.Fatalf("Source(%s) = %v", commit, err)
+		}
+		for _, p := range paths {
+			var want string
+			if p != "" && tree.Clean(p) == nil {
+				want = strings.TrimSpace(f.repo.Git("ls-tree", "--full-tree", commit, "--", p))
+			}
+			e, ok, err := src.Entry(p)
+			if err != nil {
+				t.Fatalf("Entry(%q) at %s = %v", p, commit, err)
+			}
+			var got string
+			if ok {
+				got, err = lsTreeLine(e, p)
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got != want {
+				t.Errorf("Entry(%q) at %s = %q (ok %v), git ls-tree says %q", p, commit, got, ok, want)
+			}
+			if r, rok, err := src.Read(p); err == nil && rok && ok && r.Mode != tree.Gitlink {
+				// Repo.Git trims the output's last line break
+				if blob := f.repo.Git("cat-file", "blob", e.Hash.String()); strings.TrimSuffix(string(r.Data), "\n") != blob {
+					t.Errorf("Read(%q) at %s = %q, git cat-file says %q", p, commit, r.Data, blob)
+				}
+			}
+		}
+	}
+}
+
+// lsTreeLine renders an entry as git ls-tree prints it.
+func lsTreeLine(e object.TreeEntry, p string) (string, error) {
+	kind := map[string]string{"0040000": "tree", "0160000": "commit"}[e.Mode.String()]
+	if kind == "" {
+		kind = "blob"
+	}
+	mode := strings.TrimPrefix(e.Mode.String(), "0")
+	if len(mode) < 6 {
+		mode = "0" + mode
+	}
+	return fmt.Sprintf("%s %s %s\t%s", mode, kind, e.Hash, p), nil
+}
+
 func TestSnapshotIsDir(t *testing.T) {
 	f := newFixture(t)
 	c := open(t, t.TempDir(), f.repo.URL())

@@ -90,7 +90,8 @@ type Cache struct {
 
 	mu        sync.Mutex // serializes use of the object store
 	store     *store
-	readers   *fileLock // the shared lock on readersLockPath, held while open
+	memo      objectMemo // verified objects the Snapshots read, under mu
+	readers   *fileLock  // the shared lock on readersLockPath, held while open
 	closed    bool
 	closeOnce sync.Once
 }
