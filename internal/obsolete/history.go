@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"os/exec"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -114,8 +115,8 @@ func loadRange(ctx context.Context, g gitRunner, pin string, tips []string) (*hi
 		in.WriteString(t + "\n")
 	}
 	in.WriteString("^" + pin + "\n")
-	var lines [][]string
-	err := g.run(ctx, in.Bytes(), func(r io.Reader) error {
+	lines, err := memoed(ctx, g, in.Bytes(), func(r io.Reader) ([][]string, error) {
+		var lines [][]string
 		sc := bufio.NewScanner(r)
 		sc.Buffer(make([]byte, 64<<10), 16<<20)
 		for sc.Scan() {
@@ -124,7 +125,7 @@ func loadRange(ctx context.Context, g gitRunner, pin string, tips []string) (*hi
 				lines = append(lines, f)
 			}
 		}
-		return sc.Err()
+		return lines, sc.Err()
 	}, "rev-list", "--topo-order", "--reverse", "--parents", "--stdin")
 	if err != nil {
 		return nil, fmt.Errorf("listing upstream commits after the pin: %w", err)
@@ -167,52 +168,25 @@ func (h *history) loadPatchIDs(ctx context.Context, g gitRunner, pin string, tip
 	for _, p := range paths {
 		in.WriteString(p + "\n")
 	}
-	var cur *commit
-	var buf bytes.Buffer
-	flush := func() {
-		if cur == nil {
-			return
-		}
-		if id, err := series.PatchID(buf.Bytes()); err == nil {
-			cur.patchID = id
-		}
-		buf.Reset()
-		cur = nil
-	}
-	err := g.run(ctx, in.Bytes(), func(r io.Reader) error {
-		br := bufio.NewReaderSize(r, 256<<10)
-		for {
-			line, err := br.ReadBytes('\n')
-			if len(line) > 0 {
-				if line[0] == commitMark {
-					flush()
-					head := strings.TrimRight(string(line[1:]), "\n")
-					id, subject, _ := strings.Cut(head, " ")
-					if i, ok := h.index[id]; ok {
-						cur = h.commits[i]
-						cur.relevant = true
-						cur.subject = subject
-						cur.paths = map[string]bool{}
-					}
-				} else if cur != nil {
-					buf.Write(line)
-					notePaths(cur.paths, line)
-				}
-			}
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				return err
-			}
-		}
-		flush()
-		return nil
-	}, "log", "--no-merges", "--full-diff", "-p", "--full-index", "--binary",
+	entries, err := memoed(ctx, g, in.Bytes(), readLog, "log", "--no-merges", "--full-diff", "-p", "--full-index", "--binary",
 		"--no-textconv", "--no-ext-diff", "--no-color", "--diff-merges=off",
 		"--format=%x01%H %s", "--stdin")
 	if err != nil {
 		return fmt.Errorf("reading the diffs of upstream commits after the pin: %w", err)
+	}
+	for _, e := range entries {
+		i, ok := h.index[e.ID]
+		if !ok {
+			continue
+		}
+		c := h.commits[i]
+		c.relevant = true
+		c.subject = e.Subject
+		c.patchID = e.PatchID
+		c.paths = map[string]bool{}
+		for _, p := range e.Paths {
+			c.paths[p] = true
+		}
 	}
 	for i, c := range h.commits {
 		if !c.relevant {
@@ -224,6 +198,61 @@ func (h *history) loadPatchIDs(ctx context.Context, g gitRunner, pin string, tip
 		}
 	}
 	return nil
+}
+
+// logEntry is what loadPatchIDs keeps of one commit of `git log -p`.
+type logEntry struct {
+	ID, Subject string
+	PatchID     string // "" when the diff has none
+	Paths       []string
+}
+
+// readLog reads the output of loadPatchIDs' `git log -p`: each commit's id,
+// subject, patch-id and the paths its diff names.
+func readLog(r io.Reader) ([]logEntry, error) {
+	var entries []logEntry
+	var cur *logEntry
+	var paths map[string]bool
+	var buf bytes.Buffer
+	flush := func() {
+		if cur == nil {
+			return
+		}
+		if id, err := series.PatchID(buf.Bytes()); err == nil {
+			cur.PatchID = id
+		}
+		for p := range paths {
+			cur.Paths = append(cur.Paths, p)
+		}
+		sort.Strings(cur.Paths)
+		entries = append(entries, *cur)
+		buf.Reset()
+		cur = nil
+	}
+	br := bufio.NewReaderSize(r, 256<<10)
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 {
+			if line[0] == commitMark {
+				flush()
+				head := strings.TrimRight(string(line[1:]), "\n")
+				id, subject, _ := strings.Cut(head, " ")
+				cur = &logEntry{ID: id, Subject: subject}
+				paths = map[string]bool{}
+			} else if cur != nil {
+				buf.Write(line)
+				notePaths(paths, line)
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	flush()
+	return entries, nil
 }
 
 // notePaths records the paths a diff header line names.
