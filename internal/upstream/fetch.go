@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -205,15 +206,18 @@ func (c *Cache) fetchInto(ctx context.Context, s *store, req fetchReq) error {
 		if err := packRefs(ctx, s.path); err != nil {
 			return err
 		}
-		if err := writeCommitGraph(ctx, s.path); err != nil {
-			return err
+		// git ignores a commit-graph in a shallow repository: a partial
+		// cache's fetch (a cold apply's) does not pay for one.
+		if _, err := os.Lstat(filepath.Join(s.path, "shallow")); errors.Is(err, os.ErrNotExist) {
+			if err := writeCommitGraph(ctx, s.path); err != nil {
+				return err
+			}
 		}
 		s.st.Reindex()
 	}
 	if err := setHead(s, ar, headTarget); err != nil {
 		return err
 	}
-
 	if err := updateShallow(s, ar.Shallows); err != nil {
 		return fmt.Errorf("recording the shallow boundary: %w", err)
 	}

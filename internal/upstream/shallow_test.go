@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -107,6 +108,9 @@ func TestShallowCacheFetchesOnlyTheRefs(t *testing.T) {
 	if _, err := s.Resolve("v1.0.0"); !errors.Is(err, ErrRefNotFound) {
 		t.Errorf("Resolve(v1.0.0) before Ensure = %v, want ErrRefNotFound (not fetched)", err)
 	}
+	if _, err := os.Lstat(filepath.Join(s.Path(), "objects", "info", "commit-graph")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a partial cache has a commit-graph (git ignores it there): %v", err)
+	}
 	// Another tag comes when asked for, at depth 1, and only it.
 	if err := s.Ensure(ctx, "v1.0.0"); err != nil {
 		t.Fatalf("Ensure(v1.0.0) = %v", err)
@@ -176,6 +180,9 @@ func TestShallowCacheFetchesOnlyTheRefs(t *testing.T) {
 	}
 	if sh, err := c.Repo().Storer.Shallow(); err != nil || len(sh) != 0 {
 		t.Errorf("shallow list after deepening = %v, %v; want none", sh, err)
+	}
+	if _, err := os.Lstat(filepath.Join(c.Path(), "objects", "info", "commit-graph")); err != nil {
+		t.Errorf("the deepened cache has no commit-graph: %v", err)
 	}
 	fsck(t, c)
 	if got := leftovers(t, dir); len(got) != 0 {
