@@ -155,3 +155,33 @@ func sortedCopy(ds []time.Duration) []time.Duration {
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
 	return s
 }
+
+// testedEdit is one file of a generated series: the file's new content, and
+// the patch (with a Test: header naming the subtest it owns) that makes it.
+type testedEdit struct{ file, content, name, test string }
+
+// writeTestedPatches writes each edit into the checkout wt and its `git
+// diff` as a patch in pdir, with a vendor header and its Test: line, and
+// returns the patches' paths. The edits stay in wt.
+func writeTestedPatches(b *testing.B, wt, pdir string, edits []testedEdit) []string {
+	b.Helper()
+	var patches []string
+	for _, e := range edits {
+		if err := os.WriteFile(filepath.Join(wt, e.file), []byte(e.content), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		cmd := exec.Command("git", "diff", "--", e.file)
+		cmd.Dir = wt
+		diff, err := cmd.Output()
+		if err != nil {
+			b.Fatal(err)
+		}
+		hdr := fmt.Sprintf("Subject: %s\nOrigin: vendor\nForwarded: no\nTest: %s\n\n", e.name, e.test)
+		p := filepath.Join(pdir, e.name)
+		if err := os.WriteFile(p, append([]byte(hdr), diff...), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		patches = append(patches, p)
+	}
+	return patches
+}

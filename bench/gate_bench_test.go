@@ -100,21 +100,10 @@ func setupGate(b *testing.B) (root, patched string) {
 	if out, err := exec.Command("git", "-c", "advice.detachedHead=false", "clone", "-q", "--branch", "v1.0.0", up, patched).CombinedOutput(); err != nil {
 		b.Fatalf("clone: %v %s", err, out)
 	}
-	edits := []struct{ file, content, name, test string }{
+	writeTestedPatches(b, patched, pdir, []testedEdit{
 		{"pkg00/pkg.go", gatePkg(0, 2), "0001-value.diff", "TestPatches/value"},
 		{"target/target.go", gateTarget("patched"), "0002-name.diff", "TestPatches/name"},
-	}
-	for _, e := range edits {
-		os.WriteFile(filepath.Join(patched, e.file), []byte(e.content), 0o644)
-		cmd := exec.Command("git", "diff", "--", e.file)
-		cmd.Dir = patched
-		diff, err := cmd.Output()
-		if err != nil {
-			b.Fatal(err)
-		}
-		hdr := fmt.Sprintf("Subject: %s\nOrigin: vendor\nForwarded: no\nTest: %s\n\n", e.name, e.test)
-		os.WriteFile(filepath.Join(pdir, e.name), append([]byte(hdr), diff...), 0o644)
-	}
+	})
 	os.WriteFile(filepath.Join(patched, "target", "patches_test.go"), []byte(gateTest), 0o644)
 	return root, patched
 }

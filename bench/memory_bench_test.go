@@ -141,23 +141,12 @@ func setupMemory(b *testing.B) (url, root string, patches []string, next, patche
 	if out, err := exec.Command("git", "-c", "advice.detachedHead=false", "clone", "-q", "--branch", memTag(memPin), up, wt).CombinedOutput(); err != nil {
 		b.Fatalf("clone: %v %s", err, out)
 	}
-	edits := []struct{ file, content, name, test string }{
+	patches = writeTestedPatches(b, wt, pdir, []testedEdit{
 		{"pkg00/value.go", memValue(2), "0001-value.diff", "TestPatches/value"},
 		{"target/target.go", memTarget("patched"), "0002-name.diff", "TestPatches/name"},
-	}
-	for _, e := range edits {
-		os.WriteFile(filepath.Join(wt, e.file), []byte(e.content), 0o644)
-		cmd := exec.Command("git", "diff", "--", e.file)
-		cmd.Dir = wt
-		diff, err := cmd.Output()
-		if err != nil {
-			b.Fatal(err)
-		}
-		hdr := fmt.Sprintf("Subject: %s\nOrigin: vendor\nForwarded: no\nTest: %s\n\n", e.name, e.test)
-		p := filepath.Join(pdir, e.name)
-		os.WriteFile(p, append([]byte(hdr), diff...), 0o644)
-		patches = append(patches, p)
-		exec.Command("git", "-C", wt, "checkout", "-q", ".").Run()
+	})
+	if out, err := exec.Command("git", "-C", wt, "checkout", "-q", ".").CombinedOutput(); err != nil {
+		b.Fatalf("git checkout: %v %s", err, out)
 	}
 	if out, err := exec.Command("git", append([]string{"-C", wt, "apply"}, patches...)...).CombinedOutput(); err != nil {
 		b.Fatalf("git apply: %v %s", err, out)
