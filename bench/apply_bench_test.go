@@ -90,6 +90,7 @@ func BenchmarkApply(b *testing.B) {
 	// The two ways alternate within each iteration, so that a load on this
 	// shared machine weighs on both alike; each reports its own time.
 	var gitTime, pkTime time.Duration
+	var gitRuns, pkRuns []time.Duration
 	var gitRSS, pkRSS int64
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -98,7 +99,8 @@ func BenchmarkApply(b *testing.B) {
 				out := filepath.Join(work, fmt.Sprintf("git-%d", i))
 				start := time.Now()
 				gitRSS = max(gitRSS, gitWay(out))
-				gitTime += time.Since(start)
+				gitRuns = append(gitRuns, time.Since(start))
+				gitTime += gitRuns[len(gitRuns)-1]
 				b.StopTimer()
 				os.RemoveAll(out)
 				b.StartTimer()
@@ -107,7 +109,8 @@ func BenchmarkApply(b *testing.B) {
 				out := filepath.Join(work, fmt.Sprintf("pk-%d", i))
 				start := time.Now()
 				pkRSS = max(pkRSS, pk(out))
-				pkTime += time.Since(start)
+				pkRuns = append(pkRuns, time.Since(start))
+				pkTime += pkRuns[len(pkRuns)-1]
 				b.StopTimer()
 				os.RemoveAll(out)
 				b.StartTimer()
@@ -125,4 +128,6 @@ func BenchmarkApply(b *testing.B) {
 	b.ReportMetric(float64(pkTime)/float64(gitTime), "patchkit/git")
 	b.ReportMetric(float64(gitRSS), "git-maxRSS-KiB")
 	b.ReportMetric(float64(pkRSS), "patchkit-maxRSS-KiB")
+	spread(b, "git", gitRuns)
+	spread(b, "patchkit", pkRuns)
 }
