@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -208,7 +207,7 @@ func (c *Cache) fetchInto(ctx context.Context, s *store, req fetchReq) error {
 		}
 		// git ignores a commit-graph in a shallow repository: a partial
 		// cache's fetch (a cold apply's) does not pay for one.
-		if _, err := os.Lstat(filepath.Join(s.path, "shallow")); errors.Is(err, os.ErrNotExist) {
+		if !hasShallow(s) {
 			if err := writeCommitGraph(ctx, s.path); err != nil {
 				return err
 			}

@@ -67,14 +67,7 @@ func (c *Cache) gitFetch(ctx context.Context, dir string, specs []config.RefSpec
 // them (every Open checks every ref). A killed pack-refs leaves
 // packed-refs.lock, which removeLeftovers clears.
 func packRefs(ctx context.Context, dir string) error {
-	cmd := exec.CommandContext(ctx, "git", "-c", "core.logAllRefUpdates=false", "--git-dir", dir, "pack-refs", "--all", "--prune")
-	cmd.Env = GitEnv()
-	var stderr tailBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("git pack-refs: %s: %w", stderr.String(), err)
-	}
-	return nil
+	return maintain(ctx, dir, "core.logAllRefUpdates=false", "pack-refs", "--all", "--prune")
 }
 
 // writeCommitGraph writes the commit-graph of the bare repository at dir:
@@ -87,12 +80,19 @@ func packRefs(ctx context.Context, dir string) error {
 // objects/info/commit-graph.lock, which removeLeftovers clears, and the
 // integrity check removes a graph whose checksum fails (checkCommitGraph).
 func writeCommitGraph(ctx context.Context, dir string) error {
-	cmd := exec.CommandContext(ctx, "git", "-c", "core.commitGraph=true", "--git-dir", dir, "commit-graph", "write", "--reachable", "--no-progress")
+	return maintain(ctx, dir, "core.commitGraph=true", "commit-graph", "write", "--reachable", "--no-progress")
+}
+
+// maintain runs the git housekeeping command args on the bare repository at
+// dir, with one config setting. Its error names the command and ends with
+// git's last words.
+func maintain(ctx context.Context, dir, config string, args ...string) error {
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", config, "--git-dir", dir}, args...)...)
 	cmd.Env = GitEnv()
 	var stderr tailBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("git commit-graph write: %s: %w", stderr.String(), err)
+		return fmt.Errorf("git %s: %s: %w", strings.Join(args, " "), stderr.String(), err)
 	}
 	return nil
 }
