@@ -15,10 +15,9 @@ import (
 	"time"
 )
 
-// memoDir is the directory, inside a cache's bare repository, where
-// obsolete-check keeps what the git CLI said about the cache's history. A
-// repair replaces the repository, and the memo with it.
-const memoDir = "patchkit-memo"
+// memoName names the memo's directory in the cache (upstream's
+// DerivedDir), which a repair empties with the rest of the repository.
+const memoName = "memo"
 
 // memoFormat names the memo's format; a change of format is a change of key.
 const memoFormat = "patchkit obsolete history memo 1"
@@ -64,13 +63,13 @@ func memoed[T any](ctx context.Context, g gitRunner, stdin []byte, parse func(io
 }
 
 func (g gitRunner) memoPath(key string) string {
-	return filepath.Join(g.gitDir, memoDir, key)
+	return filepath.Join(g.cache.DerivedDir(memoName), key)
 }
 
 // memoKey hashes what git's answer depends on. ok is false when the git
 // executable cannot be identified (then nothing is memoised).
 func (g gitRunner) memoKey(stdin []byte, args []string) (string, bool) {
-	if g.gitDir == "" {
+	if g.cache == nil {
 		return "", false
 	}
 	bin, err := exec.LookPath(g.bin)

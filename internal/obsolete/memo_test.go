@@ -35,7 +35,7 @@ func countingGit(t *testing.T) (bin string, calls func() []string) {
 // memoFiles lists the memo entries of c.
 func memoFiles(t *testing.T, c *upstream.Cache) []string {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(c.Path(), memoDir, "*"))
+	files, err := filepath.Glob(filepath.Join(c.DerivedDir(memoName), "*"))
 	if err != nil {
 		t.Fatal(err)
 	}

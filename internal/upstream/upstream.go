@@ -163,6 +163,15 @@ func cleanBranches(in []string) ([]string, error) {
 // Path is the bare repository of the cache. It never holds credentials.
 func (c *Cache) Path() string { return filepath.Join(c.dir, c.key+".git") }
 
+// DerivedDir is a directory, inside the bare repository, where a stage
+// may keep what it derived from the cache's objects (obsolete-check's
+// history memo is one). It goes with the repository: a repair (a fresh
+// clone swapped in) starts it empty. The caller creates it, and keeps what
+// it writes there valid on its own (the cache never reads it).
+func (c *Cache) DerivedDir(name string) string {
+	return filepath.Join(c.Path(), "patchkit-"+name)
+}
+
 // URL is the upstream URL with its credentials redacted, safe to print.
 func (c *Cache) URL() string { return c.redacted }
 
