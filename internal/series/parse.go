@@ -38,6 +38,11 @@ import (
 // matching git apply flags would: with Recount, Raw holds the text with its
 // "@@" lines recounted; with Strip or Directory, the names of Files are tree
 // paths and NamesFinal is set.
+//
+// Parse keeps raw: the Patch's Raw is raw itself (or its recounted copy), and
+// the strings of its lines and names are views into it (see view.go). The
+// caller must not modify raw after Parse, nor the slices that HeaderBytes,
+// FileText and Diff return.
 func Parse(path string, raw []byte, opts ...Option) (*Patch, error) {
 	o := buildOptions(opts)
 	if err := CheckOptions(o); err != nil {

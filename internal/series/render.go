@@ -48,13 +48,17 @@ type FileChange struct {
 	Verbatim []byte
 }
 
-// Header returns the header bytes of p: the text before its first file diff.
+// HeaderBytes returns the header bytes of p: the text before its first file
+// diff. The slice shares p.Raw's memory and has no spare capacity, so an
+// append copies rather than overwriting the diff; it must not be modified.
 func (p *Patch) HeaderBytes() []byte {
-	return p.Raw[:len(p.Raw)-len(p.Diff())]
+	n := len(p.Raw) - len(p.Diff())
+	return p.Raw[:n:n]
 }
 
 // FileText returns the text of the file diff f of p, from its header line to
-// the next file diff (or the end of the patch).
+// the next file diff (or the end of the patch). Like HeaderBytes, the slice
+// shares p.Raw's memory, has no spare capacity and must not be modified.
 func (p *Patch) FileText(f *gitdiff.File) []byte {
 	start := lineOffset(p.Raw, p.FileLine[f]-1)
 	end := len(p.Raw)
@@ -65,7 +69,7 @@ func (p *Patch) FileText(f *gitdiff.File) []byte {
 			}
 		}
 	}
-	return p.Raw[start:end]
+	return p.Raw[start:end:end]
 }
 
 // NeedsVerbatim reports whether the file diff f is kept as written by the

@@ -120,9 +120,10 @@ type Field struct {
 // accept; a larger file is rejected before it is parsed.
 var MaxPatchSize int64 = 64 << 20
 
-// Diff returns the diff part of Raw: the bytes after the header.
+// Diff returns the diff part of Raw: the bytes after the header. The slice
+// shares Raw's memory, has no spare capacity and must not be modified.
 func (p *Patch) Diff() []byte {
-	return p.Raw[lineOffset(p.Raw, p.Header.Lines):]
+	return p.Raw[lineOffset(p.Raw, p.Header.Lines):len(p.Raw):len(p.Raw)]
 }
 
 // lineOffset returns the offset of the start of line n+1 (0-based n) of b,

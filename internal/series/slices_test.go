@@ -1,0 +1,34 @@
+package series
+
+import (
+	"bytes"
+	"testing"
+)
+
+// TestPatchSlicesHaveNoSpareCapacity checks that appending to the slices a
+// Patch hands out copies them: the lines and names of a parsed patch are views
+// into Raw, so an append that wrote into Raw's spare capacity would change
+// them behind the caller's back.
+func TestPatchSlicesHaveNoSpareCapacity(t *testing.T) {
+	raw := []byte("Subject: s\n\ndiff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n" +
+		"diff --git a/g b/g\n--- a/g\n+++ b/g\n@@ -1 +1 @@\n-c\n+d\n")
+	p, err := Parse("x.diff", raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := append([]byte(nil), p.Raw...)
+	slices := map[string][]byte{
+		"HeaderBytes": p.HeaderBytes(),
+		"FileText(f)": p.FileText(p.Files[0]),
+		"Diff":        p.Diff(),
+	}
+	for name, s := range slices {
+		if cap(s) != len(s) {
+			t.Errorf("%s: cap %d, len %d: want no spare capacity", name, cap(s), len(s))
+		}
+		_ = append(s, "XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX"...)
+		if !bytes.Equal(p.Raw, before) {
+			t.Fatalf("append to %s changed Raw:\n%s", name, p.Raw)
+		}
+	}
+}
