@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/patchkit/patchkit/internal/report"
+	"github.com/patchkit/patchkit/internal/untrusted"
 )
 
 // runner runs an external tool (buildah, docker) and returns its combined
@@ -54,7 +54,7 @@ func (e *CmdError) Error() string {
 	if out != "" {
 		msg += "\n" + strings.Join(lines, "\n")
 	}
-	return report.Redact(msg)
+	return untrusted.Text(msg)
 }
 
 func (e *CmdError) Unwrap() error { return e.Err }
