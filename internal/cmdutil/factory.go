@@ -64,11 +64,9 @@ func (f *Factory) ResolveRoot() (string, error) {
 	return abs, nil
 }
 
-// UsageError is a bad invocation: exit code 2.
-type UsageError struct{ Err error }
-
-func (e *UsageError) Error() string { return e.Err.Error() }
-func (e *UsageError) Unwrap() error { return e.Err }
+// UsageError is a bad invocation: exit code 2. It is diag's, so that stages
+// can return it too.
+type UsageError = diag.UsageError
 
 // Exit codes.
 const (

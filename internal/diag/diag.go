@@ -50,3 +50,10 @@ func IsInput(err error) bool {
 // ErrFindings is returned by a command whose run completed but found problems
 // (a patch that does not apply, a failed check). It maps to exit code 1.
 var ErrFindings = errors.New("findings")
+
+// UsageError is a bad invocation (a flag, an environment variable, a
+// combination the command cannot run with): exit code 2.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }

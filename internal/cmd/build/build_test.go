@@ -23,7 +23,6 @@ import (
 	"github.com/patchkit/patchkit/internal/gate/gatetest"
 	"github.com/patchkit/patchkit/internal/image"
 	"github.com/patchkit/patchkit/internal/image/imagetest"
-	"github.com/patchkit/patchkit/internal/spec"
 	"github.com/patchkit/patchkit/internal/stamp"
 )
 
@@ -288,31 +287,6 @@ func TestBadInput(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(root, "_output")); !errors.Is(err, os.ErrNotExist) {
 		t.Error("a bad stamp target still built the image")
-	}
-}
-
-func TestResolveTarget(t *testing.T) {
-	s, err := spec.LoadReader(strings.NewReader("upstream: {url: file:///u, ref: v1}\npatches: p\nimage: {repository: kubeovn, tag: v1.15.10}\n"), t.TempDir(), "kubeovn")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tests := []struct {
-		name, registry, tag string
-		e                   env
-		want                string
-	}{
-		{"spec only", "", "", env{}, "kubeovn:v1.15.10"},
-		{"env", "", "", env{"REGISTRY": "ghcr.io/cozystack/cozystack/", "IMAGE_TAG": "v0.30.0"}, "ghcr.io/cozystack/cozystack/kubeovn:v0.30.0"},
-		{"flags beat env", "127.0.0.1:5000", "dev", env{"REGISTRY": "ghcr.io/x", "IMAGE_TAG": "v0.30.0"}, "127.0.0.1:5000/kubeovn:dev"},
-	}
-	for _, tt := range tests {
-		got, err := ResolveTarget(s, tt.registry, tt.tag, tt.e.get)
-		if err != nil || got.Repo()+":"+got.Tag != tt.want {
-			t.Errorf("ResolveTarget(%s) = %+v, %v; want %s", tt.name, got, err, tt.want)
-		}
-	}
-	if _, err := ResolveTarget(s, "UPPER CASE", "", env{}.get); cmdutil.ExitCode(err) != 2 {
-		t.Errorf("ResolveTarget(bad registry) = %v, want a usage error", err)
 	}
 }
 

@@ -8,10 +8,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/patchkit/patchkit/internal/cmd/build"
 	"github.com/patchkit/patchkit/internal/cmdutil"
 	"github.com/patchkit/patchkit/internal/diag"
 	"github.com/patchkit/patchkit/internal/pipeline"
+	"github.com/patchkit/patchkit/internal/release"
 	"github.com/patchkit/patchkit/internal/report"
 	"github.com/patchkit/patchkit/internal/series"
 	"github.com/patchkit/patchkit/internal/spec"
@@ -86,7 +86,7 @@ func run(_ context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	target, err := build.ResolveTarget(s, opts.Registry, opts.Tag, opts.Getenv)
+	target, err := release.ResolveTarget(s, opts.Registry, opts.Tag, opts.Getenv)
 	if err != nil {
 		return err
 	}
