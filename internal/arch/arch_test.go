@@ -1,0 +1,106 @@
+package arch
+
+import (
+	"go/build"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/patchkit/patchkit/"
+
+// imports returns the internal packages that each package under internal/
+// imports directly (tests excluded), keyed by their path below the module.
+func imports(t *testing.T) map[string][]string {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]string{}
+	err = filepath.WalkDir(filepath.Join(root, "internal"), func(path string, d os.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		if d.Name() == "testdata" {
+			return filepath.SkipDir
+		}
+		pkg, err := build.ImportDir(path, 0)
+		if err != nil {
+			if _, ok := err.(*build.NoGoError); ok {
+				return nil
+			}
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		for _, imp := range pkg.Imports {
+			if strings.HasPrefix(imp, module) {
+				out[rel] = append(out[rel], strings.TrimPrefix(imp, module))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) < 20 {
+		t.Fatalf("read the imports of %d packages: the walk is broken", len(out))
+	}
+	return out
+}
+
+// closure is every internal package pkg depends on, itself excluded.
+func closure(g map[string][]string, pkg string) []string {
+	seen := map[string]bool{}
+	var walk func(string)
+	walk = func(p string) {
+		for _, q := range g[p] {
+			if !seen[q] {
+				seen[q] = true
+				walk(q)
+			}
+		}
+	}
+	walk(pkg)
+	var out []string
+	for p := range seen {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestLayering(t *testing.T) {
+	g := imports(t)
+	for pkg, deps := range g {
+		isCmd := strings.HasPrefix(pkg, "internal/cmd/")
+		for _, d := range deps {
+			switch {
+			// A stage never reaches up into the commands.
+			case !isCmd && (strings.HasPrefix(d, "internal/cmd/") || (d == "internal/cmdutil" && pkg != "internal/cmd")):
+				t.Errorf("%s imports %s: stages must not import command packages", pkg, d)
+			// Commands share logic through stage packages, never through
+			// each other; only root wires them together.
+			case isCmd && pkg != "internal/cmd/root" && strings.HasPrefix(d, "internal/cmd/"):
+				t.Errorf("%s imports %s: one command must not import another (move the shared logic into a stage)", pkg, d)
+			}
+		}
+	}
+	// Leaves: packages every stage may use, which therefore use none of them.
+	for _, leaf := range []string{"internal/untrusted", "internal/diag"} {
+		if deps := g[leaf]; len(deps) > 0 {
+			t.Errorf("%s imports %v: it must stay a leaf", leaf, deps)
+		}
+	}
+	// The image stage builds and publishes: it needs no renderer and no
+	// earlier stage's verdicts.
+	for _, d := range closure(g, "internal/image") {
+		switch d {
+		case "internal/report", "internal/obsolete", "internal/verify", "internal/upgrade", "internal/pipeline", "internal/gate":
+			t.Errorf("internal/image depends on %s", d)
+		}
+	}
+}
