@@ -104,3 +104,37 @@ func TestLayering(t *testing.T) {
 		}
 	}
 }
+
+// TestOneGitRunner checks that upstream is the only stage that starts the
+// git CLI: every other stage asks the cache (upstream.Cache.Git), which owns
+// git's environment and the reading of its failures as cache faults. The
+// exceptions work on other repositories: gittest builds test upstreams, and
+// propose commits to the downstream repository.
+func TestOneGitRunner(t *testing.T) {
+	allowed := map[string]bool{"internal/upstream": true, "internal/gittest": true, "internal/propose": true}
+	root, _ := filepath.Abs("../..")
+	var found int
+	filepath.WalkDir(filepath.Join(root, "internal"), func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		rel, _ := filepath.Rel(root, filepath.Dir(path))
+		if allowed[filepath.ToSlash(rel)] {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		found++
+		for i, line := range strings.Split(string(data), "\n") {
+			if strings.Contains(line, "exec.Command") && strings.Contains(line, `"git"`) {
+				t.Errorf("%s:%d runs git itself: go through upstream.Cache.Git", path, i+1)
+			}
+		}
+		return nil
+	})
+	if found < 50 {
+		t.Fatalf("read %d files: the walk is broken", found)
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -57,10 +56,10 @@ func Combine(ctx context.Context, c *upstream.Cache, commits []string) (diff []b
 	if err := os.Mkdir(objects, 0o700); err != nil {
 		return nil, "", fmt.Errorf("combining: %w", err)
 	}
-	g := scratchGit{gitDir: c.Path(), env: append(upstream.GitEnv(),
-		"GIT_INDEX_FILE="+filepath.Join(tmp, "index"),
-		"GIT_OBJECT_DIRECTORY="+objects,
-		"GIT_ALTERNATE_OBJECT_DIRECTORIES="+filepath.Join(c.Path(), "objects"))}
+	g := scratchGit{cache: c, env: []string{
+		"GIT_INDEX_FILE=" + filepath.Join(tmp, "index"),
+		"GIT_OBJECT_DIRECTORY=" + objects,
+		"GIT_ALTERNATE_OBJECT_DIRECTORIES=" + filepath.Join(c.Path(), "objects")}}
 	if _, err := g.run(ctx, nil, "read-tree", base); err != nil {
 		return nil, "", err
 	}
@@ -91,25 +90,13 @@ func Combine(ctx context.Context, c *upstream.Cache, commits []string) (diff []b
 	return diff, parent, nil
 }
 
-// scratchGit runs git on a bare cache with a scratch index and object store.
+// scratchGit runs git on a bare cache (through its one runner) with a
+// scratch index and object store.
 type scratchGit struct {
-	gitDir string
-	env    []string
+	cache *upstream.Cache
+	env   []string
 }
 
 func (g scratchGit) run(ctx context.Context, stdin []byte, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"--git-dir", g.gitDir}, args...)...)
-	cmd.Env = g.env
-	if stdin != nil {
-		cmd.Stdin = bytes.NewReader(stdin)
-	}
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if err := cmd.Run(); err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(errOut.String()))
-	}
-	return out.Bytes(), nil
+	return g.cache.Git(ctx, upstream.GitRun{Args: args, Stdin: stdin, Env: g.env})
 }

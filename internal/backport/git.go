@@ -1,11 +1,9 @@
 package backport
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
 	"regexp"
 	"strings"
 	"time"
@@ -17,27 +15,15 @@ import (
 // not have (after fetching, unless offline).
 var ErrUnknownCommit = errors.New("upstream does not have the commit")
 
-// git runs git on the bare repository of c and returns its stdout. An
-// error carries git's stderr; one that says the cache is damaged is the
-// cache's *upstream.CacheFaultError.
+// git runs git on the bare repository of c (upstream's Cache.Git) and
+// returns its stdout. An error carries git's stderr; one that says the cache
+// is damaged is the cache's *upstream.CacheFaultError.
 func git(ctx context.Context, c *upstream.Cache, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"--git-dir", c.Path()}, args...)...)
-	cmd.Env = upstream.GitEnv()
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if err := cmd.Run(); err != nil {
-		if errors.Is(err, exec.ErrNotFound) {
-			return nil, fmt.Errorf("the diff of an upstream commit needs the git CLI: %w", err)
-		}
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		if f := c.GitFault(errOut.String(), err); f != nil {
-			return nil, f
-		}
-		return nil, fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(errOut.String()))
+	out, err := c.Git(ctx, upstream.GitRun{Args: args})
+	if errors.Is(err, upstream.ErrNoGit) {
+		return nil, fmt.Errorf("the diff of an upstream commit needs the git CLI: %w", err)
 	}
-	return out.Bytes(), nil
+	return out, err
 }
 
 // Show returns the diff of commit (a full id) in the upstream cache as
@@ -171,22 +157,13 @@ func splitMessage(msg string) (subject, body string) {
 // IsAncestor reports whether commit a is an ancestor of (or is) commit b in
 // the upstream cache; both are full ids.
 func IsAncestor(ctx context.Context, c *upstream.Cache, a, b string) (bool, error) {
-	cmd := exec.CommandContext(ctx, "git", "--git-dir", c.Path(), "merge-base", "--is-ancestor", a, b)
-	cmd.Env = upstream.GitEnv()
-	var errOut bytes.Buffer
-	cmd.Stderr = &errOut
-	err := cmd.Run()
-	var exit *exec.ExitError
+	_, err := c.Git(ctx, upstream.GitRun{Args: []string{"merge-base", "--is-ancestor", a, b}})
+	var ge *upstream.GitError
 	switch {
 	case err == nil:
 		return true, nil
-	case errors.As(err, &exit) && exit.ExitCode() == 1:
+	case errors.As(err, &ge) && ge.Code == 1:
 		return false, nil
-	case ctx.Err() != nil:
-		return false, ctx.Err()
 	}
-	if f := c.GitFault(errOut.String(), err); f != nil {
-		return false, f
-	}
-	return false, fmt.Errorf("git merge-base --is-ancestor %s %s: %w: %s", a, b, err, strings.TrimSpace(errOut.String()))
+	return false, err
 }

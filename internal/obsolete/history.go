@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os/exec"
 	"sort"
 	"strconv"
 	"strings"
@@ -61,46 +59,14 @@ type gitRunner struct {
 	cache  *upstream.Cache // gitDir's cache: git's complaints of damage become its faults
 }
 
-// run runs git with args, feeding stdin, and passes its stdout to consume.
-// An error carries git's stderr.
+// run runs git with args through the cache's one runner (upstream's
+// Cache.Git), feeding stdin, and passes its stdout to consume.
 func (g gitRunner) run(ctx context.Context, stdin []byte, consume func(io.Reader) error, args ...string) error {
-	full := append([]string{"--git-dir", g.gitDir}, args...)
-	cmd := exec.CommandContext(ctx, g.bin, full...)
-	cmd.Env = upstream.GitEnv()
-	if stdin != nil {
-		cmd.Stdin = bytes.NewReader(stdin)
+	_, err := g.cache.Git(ctx, upstream.GitRun{Args: args, Stdin: stdin, Stdout: consume, Bin: g.bin})
+	if errors.Is(err, upstream.ErrNoGit) {
+		return fmt.Errorf("obsolete-check needs the git CLI to compute the patch-ids of upstream commits: %w", err)
 	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	if err := cmd.Start(); err != nil {
-		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("obsolete-check needs the git CLI to compute the patch-ids of upstream commits: %w", err)
-		}
-		return fmt.Errorf("running git %s: %w", args[0], err)
-	}
-	cerr := consume(out)
-	if cerr != nil {
-		// Let git end before waiting on it.
-		io.Copy(io.Discard, out)
-	}
-	werr := cmd.Wait()
-	if werr != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if g.cache != nil {
-			if f := g.cache.GitFault(msg, werr); f != nil {
-				return f
-			}
-		}
-		return fmt.Errorf("git %s in %s: %w: %s", args[0], g.gitDir, werr, msg)
-	}
-	return cerr
+	return err
 }
 
 // loadRange lists the range: commits reachable from tips and not from pin,
