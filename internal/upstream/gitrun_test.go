@@ -116,4 +116,3 @@ func TestReadVerifiedHashCheck(t *testing.T) {
 		t.Fatalf("Read(README.md) of a blob whose content is another's = %v (file %v), want a cache fault for the hash mismatch", err, file)
 	}
 }
-
