@@ -234,11 +234,21 @@ func parseLine(block, text string) (modLine, bool) {
 	}
 	kind := block
 	if block == "" {
-		kind, f = f[0], f[1:]
+		switch f[0] {
+		case DirectiveGo, DirectiveToolchain, "require", "replace", "exclude":
+			kind, f = f[0], f[1:]
+		default:
+			// A hunk that starts inside a block: its lines say which.
+			kind = "require"
+			if indexOf(f, "=>") > 0 {
+				kind = "replace"
+			}
+			block = kind
+		}
 	}
 	switch kind {
 	case DirectiveGo, DirectiveToolchain:
-		if len(f) == 1 && block == "" {
+		if len(f) == 1 {
 			return modLine{path: kind, version: f[0]}, true
 		}
 	case "require":

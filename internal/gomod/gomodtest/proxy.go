@@ -148,3 +148,20 @@ func Env(t *testing.T, proxy string) {
 	t.Setenv("GOTOOLCHAIN", "local")
 	t.Setenv("GOWORK", "off")
 }
+
+// MainGoMod is a main module's go.mod as `go mod tidy` formats it: the go
+// directive, then one require block of reqs ("path version" each, sorted).
+func MainGoMod(module, goVersion string, reqs ...string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "module %s\n\ngo %s\n", module, goVersion)
+	if len(reqs) > 0 {
+		rs := append([]string(nil), reqs...)
+		sort.Strings(rs)
+		b.WriteString("\nrequire (\n")
+		for _, r := range rs {
+			fmt.Fprintf(&b, "\t%s\n", r)
+		}
+		b.WriteString(")\n")
+	}
+	return b.String()
+}
