@@ -163,3 +163,37 @@ func majorOf(suffix, v string) int {
 	fmt.Sscanf(strings.TrimPrefix(s, "v"), "%d", &n)
 	return n
 }
+
+// Lowered lists the requirements (and the go directive) of the go.mod before
+// that after requires at a lower version, or no longer requires:
+// "path v1.2.0 -> v1.1.0". name names the file in errors.
+func Lowered(name string, before, after []byte) ([]string, error) {
+	b, err := Parse(name, before)
+	if err != nil {
+		return nil, err
+	}
+	a, err := Parse(name, after)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, r := range b.File.Require {
+		c := a.Cover(Want{File: name, Path: r.Mod.Path, Version: r.Mod.Version})
+		if !c.Covered && c.Upstream != "" && c.Note == "" {
+			out = append(out, fmt.Sprintf("%s %s -> %s", r.Mod.Path, r.Mod.Version, orNone(c.Upstream)))
+		}
+	}
+	if b.File.Go != nil {
+		if c := a.Cover(Want{File: name, Path: DirectiveGo, Version: b.File.Go.Version}); !c.Covered {
+			out = append(out, fmt.Sprintf("go %s -> %s", b.File.Go.Version, orNone(c.Upstream)))
+		}
+	}
+	return out, nil
+}
+
+func orNone(v string) string {
+	if v == "" {
+		return "none"
+	}
+	return v
+}

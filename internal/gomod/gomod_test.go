@@ -246,3 +246,16 @@ func TestRaise(t *testing.T) {
 		os.Remove(filepath.Join(root, "app"))
 	}
 }
+
+func TestLowered(t *testing.T) {
+	before := "module m\n\ngo 1.22\n\nrequire (\n\texample.com/a v1.2.0\n\texample.com/b v1.0.0\n\texample.com/c v1.0.0\n)\n"
+	after := "module m\n\ngo 1.21\n\nrequire (\n\texample.com/a v1.1.0\n\texample.com/b v1.3.0\n)\n"
+	got, err := Lowered("go.mod", []byte(before), []byte(after))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "example.com/a v1.2.0 -> v1.1.0|go 1.22 -> 1.21"
+	if strings.Join(got, "|") != want {
+		t.Errorf("Lowered() = %q, want %q", got, want)
+	}
+}
