@@ -217,8 +217,7 @@ func (w *walker) carryBump(p *series.Patch, s *gomod.Split, fate PatchFate) (*Pa
 		return nil, nil, err
 	}
 	if r.Text == nil {
-		fate.Fate, fate.Evidence = FateDropped, raiseEvidence(r)
-		fate.Evidence = "upstream requires every module at the patch's version or higher: " + strings.TrimPrefix(fate.Evidence, "re-expressed on the new ref: its code part only; dropped, covered upstream: ")
+		fate.Fate, fate.Evidence = FateDropped, "nothing left to raise: the new ref requires every module at the patch's version or higher"
 		return &fate, &Write{Path: p.Path, Delete: true}, nil
 	}
 	fate.Evidence = raiseEvidence(r)
@@ -235,4 +234,29 @@ func derefFate(f *PatchFate, def PatchFate) PatchFate {
 		return def
 	}
 	return *f
+}
+
+// WalkSource is a tree that can be read and listed: an upstream snapshot.
+type WalkSource interface {
+	tree.Source
+	tree.Walker
+}
+
+// CanonicalBumps is Canonical, but a bump patch that does not apply on src
+// (and the patches before it) is re-expressed there (see Reexpress) rather
+// than refused: the modules src already covers are left out. A bump with
+// nothing left to raise is still a *NotApplyingError: drop it
+// (obsolete-check says so).
+func CanonicalBumps(ctx context.Context, g gomod.Go, src WalkSource, patches []*series.Patch) ([]Rendered, error) {
+	return canonical(src, patches, func(st *apply.Applier, p *series.Patch) ([]byte, error) {
+		s := gomod.SplitPatch(p)
+		if s == nil {
+			return nil, nil
+		}
+		r, err := Reexpress(ctx, g, src, st, p, s)
+		if err != nil || r == nil {
+			return nil, err
+		}
+		return r.Text, nil
+	})
 }

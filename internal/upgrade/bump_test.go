@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/patchkit/patchkit/internal/gittest"
+	"github.com/patchkit/patchkit/internal/gomod"
 	"github.com/patchkit/patchkit/internal/gomod/gomodtest"
 	"github.com/patchkit/patchkit/internal/series"
 	"github.com/patchkit/patchkit/internal/spec"
@@ -63,7 +64,19 @@ func main() { println(a.V, b.V, c.V, d.V) }
 // modules still needed, no version goes down, and the series applied with
 // git apply at the new release builds offline against the test's proxy with
 // -mod=readonly.
-func TestUpgradeBumpSeries(t *testing.T) {
+// bumpFixture is the generated upstream of the bump tests: v1.0.0 (the pin)
+// requires a, b, c, d at v1.0.0; v1.1.0 raises a beyond the series and c to
+// its version, in the lines the series touches. The series is made at the
+// pin with the go command: 0001 raises a and b, 0002 (stacked) c and d.
+type bumpFixture struct {
+	up      *gittest.Repo
+	cache   *upstream.Cache
+	pin, to string
+	patches []*series.Patch
+	spec    *spec.Spec
+}
+
+func newBumpFixture(t *testing.T) *bumpFixture {
 	gomodtest.Env(t, bumpProxy(t))
 	ctx := context.Background()
 	up := gittest.New(t)
@@ -103,7 +116,7 @@ func TestUpgradeBumpSeries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
+	t.Cleanup(func() { c.Close() })
 	if err := c.Ensure(ctx, "v1.1.0"); err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +131,14 @@ func TestUpgradeBumpSeries(t *testing.T) {
 		patches = append(patches, p)
 	}
 	sp := &spec.Spec{Name: "up", File: "images/up/patchkit.yaml", Upstream: spec.Upstream{Ref: "v1.0.0", Releases: "v1.*"}}
-	res, err := Plan(ctx, Input{Cache: c, Spec: sp, PinCommit: pinCommit, Patches: patches, To: "v1.1.0"}, to)
+	return &bumpFixture{up: up, cache: c, pin: pinCommit, to: to, patches: patches, spec: sp}
+}
+
+func TestUpgradeBumpSeries(t *testing.T) {
+	fx := newBumpFixture(t)
+	ctx := context.Background()
+	up := fx.up
+	res, err := Plan(ctx, Input{Cache: fx.cache, Spec: fx.spec, PinCommit: fx.pin, Patches: fx.patches, To: "v1.1.0"}, fx.to)
 	if err != nil {
 		t.Fatalf("Plan() = %v", err)
 	}
@@ -161,5 +181,29 @@ func TestUpgradeBumpSeries(t *testing.T) {
 	mod2, _ := os.ReadFile(filepath.Join(work, "go.mod"))
 	if string(before) != string(after) || string(mod2) != string(gomodText) {
 		t.Errorf("go mod tidy changed the series' result")
+	}
+}
+
+// TestCanonicalBumps: refresh at a pin moved by hand to v1.1.0, where the
+// series no longer applies: the bump patches are re-expressed there, and
+// Canonical (without the go command) refuses the series.
+func TestCanonicalBumps(t *testing.T) {
+	fx := newBumpFixture(t)
+	src, err := fx.cache.Source(fx.to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Canonical(src, fx.patches); err == nil {
+		t.Fatal("Canonical() = nil error, want the series not to apply")
+	}
+	rendered, err := CanonicalBumps(context.Background(), gomod.Go{}, src, fx.patches)
+	if err != nil {
+		t.Fatalf("CanonicalBumps() = %v", err)
+	}
+	for i, want := range []string{"+\texample.com/b v1.1.0\n", "+\texample.com/d v1.1.0\n"} {
+		text := string(rendered[i].Text)
+		if !rendered[i].Changed || !strings.Contains(text, want) || strings.Contains(text, "-\texample.com/a v1.2.0") || strings.Contains(text, "-\texample.com/c v1.2.0") {
+			t.Errorf("patch %d:\n%s", i+1, text)
+		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/patchkit/patchkit/internal/cmdutil"
 	"github.com/patchkit/patchkit/internal/diag"
+	"github.com/patchkit/patchkit/internal/gomod"
 	"github.com/patchkit/patchkit/internal/pipeline"
 	"github.com/patchkit/patchkit/internal/report"
 	upgradestage "github.com/patchkit/patchkit/internal/upgrade"
@@ -74,7 +75,7 @@ func run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	rendered, err := upgradestage.Canonical(src, im.Patches)
+	rendered, err := upgradestage.CanonicalBumps(ctx, gomod.Go{Offline: f.Offline}, src, im.Patches)
 	var na *upgradestage.NotApplyingError
 	if errors.As(err, &na) {
 		return fmt.Errorf("%w: %v", diag.ErrFindings, err)
