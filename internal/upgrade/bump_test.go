@@ -58,12 +58,6 @@ import (
 func main() { println(a.V, b.V, c.V, d.V) }
 `
 
-// TestUpgradeBumpSeries: a stacked series of two bump patches (a and b, then
-// c and d) carried to a release that covers half the modules (a ahead of
-// the patch, c at its version): each patch is re-expressed with only the
-// modules still needed, no version goes down, and the series applied with
-// git apply at the new release builds offline against the test's proxy with
-// -mod=readonly.
 // bumpFixture is the generated upstream of the bump tests: v1.0.0 (the pin)
 // requires a, b, c, d at v1.0.0; v1.1.0 raises a beyond the series and c to
 // its version, in the lines the series touches. The series is made at the
@@ -134,6 +128,12 @@ func newBumpFixture(t *testing.T) *bumpFixture {
 	return &bumpFixture{up: up, cache: c, pin: pinCommit, to: to, patches: patches, spec: sp}
 }
 
+// TestUpgradeBumpSeries: a stacked series of two bump patches (a and b, then
+// c and d) carried to a release that covers half the modules (a ahead of
+// the patch, c at its version): each patch is re-expressed with only the
+// modules still needed, no version goes down, and the series applied with
+// git apply at the new release builds offline against the test's proxy with
+// -mod=readonly.
 func TestUpgradeBumpSeries(t *testing.T) {
 	fx := newBumpFixture(t)
 	ctx := context.Background()
