@@ -2,6 +2,7 @@ package gomod
 
 import (
 	"path"
+	"regexp"
 	"strings"
 
 	"github.com/bluekeyes/go-gitdiff/gitdiff"
@@ -316,4 +317,52 @@ func fragmentEnd(lines []string, h int, tf *gitdiff.TextFragment) int {
 		i++
 	}
 	return i
+}
+
+// advisoryRe finds advisory ids: CVE-YYYY-NNNN and the Go vulnerability
+// database's GO-YYYY-NNNN.
+var advisoryRe = regexp.MustCompile(`\b(?:CVE|GO)-[0-9]{4}-[0-9]{4,}\b`)
+
+// AdvisoryIDs returns the advisory ids (CVE-, GO-) in text, each once, in order.
+func AdvisoryIDs(text string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, id := range advisoryRe.FindAllString(text, -1) {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// Advisories returns the advisories a patch header names in its fields
+// (Advisory:, and any other field but Subject and Description, such as a
+// Bug URL that names the id), each once, in order.
+func Advisories(h series.Header) []string {
+	var b strings.Builder
+	for _, f := range h.Fields {
+		k := strings.ToLower(f.Key)
+		if k == "subject" || k == "description" {
+			continue
+		}
+		b.WriteString(f.Value + "\n")
+	}
+	return AdvisoryIDs(b.String())
+}
+
+// MissingAdvisories returns the advisory ids that the subject or the
+// description of h mention and that no other field names.
+func MissingAdvisories(h series.Header) []string {
+	named := map[string]bool{}
+	for _, id := range Advisories(h) {
+		named[id] = true
+	}
+	var out []string
+	for _, id := range AdvisoryIDs(h.Subject + "\n" + h.Description) {
+		if !named[id] {
+			out = append(out, id)
+		}
+	}
+	return out
 }
