@@ -194,7 +194,7 @@ func (b *bumpSeries) mixed(c *checker, s *gomod.Split, ref Ref, part *BumpPart, 
 	if status == StatusPresent {
 		r.Offsets = nil
 	}
-	r.Evidence = fmt.Sprintf("code part: %s: %s; version part: %s", code.Status, code.Evidence, bumpEvidence(part, ""))
+	r.Evidence = fmt.Sprintf("code part: %s: %s; version part: %s: %s", code.Status, code.Evidence, part.Status, bumpEvidence(part, ""))
 	return nil
 }
 
