@@ -8,16 +8,15 @@ import (
 	"github.com/patchkit/patchkit/internal/apply"
 	"github.com/patchkit/patchkit/internal/gomod"
 	"github.com/patchkit/patchkit/internal/series"
-	"github.com/patchkit/patchkit/internal/upgrade"
 )
 
 // RaiseBump re-expresses a plan whose patch is a dependency bump (package
 // gomod) that does not apply on src after the existing series: the commit's
 // raised modules that src (with the series) does not already cover, raised
-// with the go command (upgrade.Reexpress), under the commit's header. It
+// with the go command (gomod.Go.Reexpress), under the commit's header. It
 // returns what it raised, or "" and the plan unchanged when the patch is
 // not a bump, is a reference, or leaves nothing to raise.
-func (p *Plan) RaiseBump(ctx context.Context, g gomod.Go, src upgrade.WalkSource, existing []*series.Patch) (string, error) {
+func (p *Plan) RaiseBump(ctx context.Context, g gomod.Go, src gomod.WalkSource, existing []*series.Patch) (string, error) {
 	if p.Patch == nil || p.Patch.Reference != nil {
 		return "", nil
 	}
@@ -29,7 +28,7 @@ func (p *Plan) RaiseBump(ctx context.Context, g gomod.Go, src upgrade.WalkSource
 	for _, e := range existing {
 		st.Apply(e) // a patch that fails is the series' finding, not this one's
 	}
-	r, err := upgrade.Reexpress(ctx, g, src, st, p.Patch, s)
+	r, err := g.Reexpress(ctx, src, st, p.Patch, s)
 	if err != nil || r == nil || r.Text == nil {
 		return "", err
 	}
