@@ -223,7 +223,9 @@ func (w *walker) carry(p *series.Patch, v obsolete.Result) (PatchFate, *Write, e
 		fate.Fate, fate.Commit, fate.Subject, fate.Evidence = FateDropped, v.Commit, v.Subject, v.Evidence
 		return fate, &Write{Path: p.Path, Delete: true}, nil
 	}
-	if s := gomod.SplitPatch(p); s != nil && w.src != nil {
+	// A bump that still applies as it is keeps its lines (they hold the new
+	// ref's versions, so nothing goes down); the others are re-expressed.
+	if s := gomod.SplitPatch(p); s != nil && w.src != nil && v.Status != obsolete.StatusApplies {
 		if f, write, err := w.carryBump(p, s, fate); f != nil || err != nil {
 			return derefFate(f, fate), write, err
 		}

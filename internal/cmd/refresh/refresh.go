@@ -42,6 +42,11 @@ git apply gives the same tree from the canonical series as from the old
 one. Refreshing twice changes nothing; a series already canonical is not
 written. Files are written at the end, or not at all.
 
+A dependency-bump patch (only go.mod, go.sum and vendor/modules.txt version
+lines) that no longer applies at the pin is re-expressed there: the modules
+the pin does not cover yet, raised with go mod edit and go mod tidy against
+GOPROXY, never a lower version.
+
 Exit codes: 0 refreshed (or nothing to do); 1 a patch does not apply at the
 pin; 2 bad input.`,
 		Args: cobra.MinimumNArgs(1),
