@@ -81,6 +81,30 @@ func TestSplitPatch(t *testing.T) {
 		{name: "mixed", text: bumpPatch + codeHunk, mixed: true, wants: []string{"go 1.22.3 from 1.21", "example.com/b v1.3.0 from v1.1.0"}},
 		{name: "module line is code", text: moduleHunk, nilSplit: true},
 		{name: "code only", text: "Subject: x\n\n" + codeHunk, nilSplit: true},
+		{name: "go.sum only raises nothing", text: `diff --git a/go.sum b/go.sum
+--- a/go.sum
++++ b/go.sum
+@@ -1 +1 @@
+-example.com/b v1.1.0 h1:x=
++example.com/b v1.3.0 h1:x=
+`, nilSplit: true},
+		{name: "vendor/modules.txt and exclude", text: `diff --git a/go.mod b/go.mod
+--- a/go.mod
++++ b/go.mod
+@@ -1,3 +1,4 @@
+ require example.com/a v1.0.0
++exclude example.com/a v1.0.1
+ 
+-require example.com/b v1.0.0
++require example.com/b v1.0.1
+diff --git a/vendor/modules.txt b/vendor/modules.txt
+--- a/vendor/modules.txt
++++ b/vendor/modules.txt
+@@ -1,2 +1,2 @@
+-# example.com/b v1.0.0
++# example.com/b v1.0.1
+ ## explicit
+`, bump: true, wants: []string{"example.com/b v1.0.1 from v1.0.0"}},
 		{name: "replace", text: `diff --git a/go.mod b/go.mod
 --- a/go.mod
 +++ b/go.mod
