@@ -66,7 +66,7 @@ func (w *walker) carryBump(p *series.Patch, s *gomod.Split, fate PatchFate) (*Pa
 		fate.Fate, fate.Evidence = FateDropped, "nothing left to raise: the new ref requires every module at the patch's version or higher"
 		return &fate, &Write{Path: p.Path, Delete: true}, nil
 	}
-	fate.Evidence = raiseEvidence(r)
+	fate.Evidence, fate.Raised, fate.Covered = raiseEvidence(r), r.Raised, r.Covered
 	if string(r.Text) == string(fileBytes(p)) {
 		fate.Fate = FateKept
 		return &fate, nil, nil

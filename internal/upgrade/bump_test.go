@@ -147,6 +147,9 @@ func TestUpgradeBumpSeries(t *testing.T) {
 		{"example.com/d v1.1.0 (was v1.0.0)", "example.com/c v1.2.0 (new ref requires v1.2.0)"},
 	} {
 		f := res.Patches[i]
+		if len(f.Raised) == 0 || f.Raised[0].Upstream != "v1.0.0" || len(f.Covered) != 1 || !f.Covered[0].Covered {
+			t.Errorf("patch %d: raised %+v, covered %+v", i+1, f.Raised, f.Covered)
+		}
 		if f.Fate != FateRaised || !strings.Contains(f.Evidence, want.raised) || !strings.Contains(f.Evidence, "covered upstream: "+want.dropped) {
 			t.Errorf("patch %d: fate %s, evidence %q", i+1, f.Fate, f.Evidence)
 		}

@@ -79,6 +79,11 @@ type PatchFate struct {
 	Conflicts []Conflict `json:"conflicts,omitempty"`
 	// Reference marks a reference file.
 	Reference bool `json:"reference,omitempty"`
+	// Raised and Covered are, for a re-expressed dependency bump (fate
+	// raised), the requirements it still raises and those the new ref
+	// already covers (bump.go).
+	Raised  []gomod.Coverage `json:"raised,omitempty"`
+	Covered []gomod.Coverage `json:"covered,omitempty"`
 }
 
 // Write is one file the upgrade writes (Data) or deletes (Delete).
