@@ -54,6 +54,8 @@ type Coverage struct {
 // Mod is a parsed go.mod, or a missing one.
 type Mod struct {
 	File *modfile.File
+	// Err says why the file could not be parsed (File is then nil).
+	Err string
 }
 
 // Parse parses a go.mod's data; name names it in errors.
@@ -69,8 +71,12 @@ func Parse(name string, data []byte) (*Mod, error) {
 // higher.
 func (m *Mod) Cover(w Want) Coverage {
 	c := Coverage{Want: w}
-	if m == nil || m.File == nil {
+	switch {
+	case m == nil:
 		c.Note = w.File + " is missing"
+		return c
+	case m.File == nil:
+		c.Note = w.File + " does not parse: " + m.Err
 		return c
 	}
 	f := m.File

@@ -283,3 +283,17 @@ func TestLowered(t *testing.T) {
 		t.Errorf("Lowered() = %q, want %q", got, want)
 	}
 }
+
+func TestCoverUnparsable(t *testing.T) {
+	if _, err := Parse("go.mod", []byte("module m\nrequire (\n")); err == nil {
+		t.Fatal("Parse() of a broken go.mod = nil error")
+	}
+	c := (&Mod{Err: "broken"}).Cover(Want{File: "go.mod", Path: "example.com/a", Version: "v1.0.0", From: "v0.9.0"})
+	if c.Covered || !strings.Contains(c.Note, "does not parse") {
+		t.Errorf("Cover() on an unparsable go.mod = %+v", c)
+	}
+	var missing *Mod
+	if c := missing.Cover(Want{File: "go.mod", Path: "example.com/a", Version: "v1.0.0", From: "v0.9.0"}); c.Covered {
+		t.Errorf("Cover() on a missing go.mod = %+v", c)
+	}
+}
