@@ -131,6 +131,11 @@ type Result struct {
 	AddedLines *LineMatch
 	// Conflict is the first hunk that fails (conflict).
 	Conflict *apply.Problem
+	// Bump is the version verdict of a dependency-bump patch, or of the
+	// bump part of a mixed patch (bump.go); Code is the line verdict of a
+	// mixed patch's code part.
+	Bump *BumpPart
+	Code *CodePart
 }
 
 // Finding reports whether the result is a finding: anything but applies.
@@ -254,7 +259,10 @@ func Check(ctx context.Context, in Input, opts ...Option) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := newChecker(ctx, g, in, refs, h)
+	bumps := newBumpSeries(in.Patches)
+	lineIn := in
+	lineIn.Patches = bumps.linePatches(in.Patches)
+	c, err := newChecker(ctx, g, lineIn, refs, h)
 	if err != nil {
 		return nil, err
 	}
@@ -275,6 +283,9 @@ func Check(ctx context.Context, in Input, opts ...Option) (*Report, error) {
 		}
 		results, err := c.checkRef(ref)
 		if err != nil {
+			return nil, fmt.Errorf("checking %s: %w", ref.Name, err)
+		}
+		if err := bumps.judge(ctx, g, c, in, refs, ref, results); err != nil {
 			return nil, fmt.Errorf("checking %s: %w", ref.Name, err)
 		}
 		for i := range results {

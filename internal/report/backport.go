@@ -30,6 +30,9 @@ type Backport struct {
 	// SeriesFails is set when the series did not apply even without the new
 	// patch.
 	SeriesFails bool `json:"seriesFails,omitempty"`
+	// Raised says, for a dependency bump re-expressed at the pin, which
+	// modules the patch raises and which the pin already covers.
+	Raised string `json:"raised,omitempty"`
 }
 
 // RenderBackport writes a backport result in format f.
@@ -55,6 +58,9 @@ func RenderBackport(w io.Writer, f Format, r Backport) error {
 	}
 	if r.SeriesFails {
 		verdict += " (the series does not apply without it either)"
+	}
+	if r.Raised != "" {
+		verdict += "; a dependency bump re-expressed at the pin: " + r.Raised
 	}
 	switch f {
 	case JSON:

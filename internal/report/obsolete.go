@@ -59,6 +59,10 @@ type obsoleteResult struct {
 	Hunks      []obsolete.Hunk     `json:"hunks,omitempty"`
 	AddedLines *obsolete.LineMatch `json:"addedLines,omitempty"`
 	Conflict   *apply.Problem      `json:"conflict,omitempty"`
+	// Bump and Code are the two parts of a dependency-bump patch's verdict
+	// (docs/obsolete-check.md).
+	Bump *obsolete.BumpPart `json:"bump,omitempty"`
+	Code *obsolete.CodePart `json:"code,omitempty"`
 }
 
 func nullable(s string) *string {
@@ -99,7 +103,7 @@ func (o Obsolete) json() obsoleteJSON {
 			jp.Results = append(jp.Results, obsoleteResult{
 				Ref: res.Ref, Status: res.Status, Commit: nullable(res.Commit), Subject: res.Subject,
 				Via: res.Via, Evidence: res.Evidence, Offsets: res.Offsets, Hunks: res.Hunks,
-				AddedLines: res.AddedLines, Conflict: res.Conflict,
+				AddedLines: res.AddedLines, Conflict: res.Conflict, Bump: res.Bump, Code: res.Code,
 			})
 		}
 		out.Patches = append(out.Patches, jp)

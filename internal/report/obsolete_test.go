@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/patchkit/patchkit/internal/apply"
+	"github.com/patchkit/patchkit/internal/gomod"
 	"github.com/patchkit/patchkit/internal/obsolete"
 )
 
@@ -245,5 +246,46 @@ func TestRenderObsoleteSkippedAndPrerelease(t *testing.T) {
 	}
 	if p := v.Patches; *p[0].ObsoletedBy != "v1.0.3" || p[0].Prerelease != "v1.0.3-rc.1" || p[1].ObsoletedBy != nil || p[1].Prerelease != "v1.0.4-rc.1" {
 		t.Errorf("patches = %+v, want v1.0.3 with v1.0.3-rc.1, and none with v1.0.4-rc.1", p)
+	}
+}
+
+// TestRenderObsoleteJSONBump: a bump patch's result carries its version
+// verdict (bump) and a mixed patch's its code part (code).
+func TestRenderObsoleteJSONBump(t *testing.T) {
+	r := sampleReport(1)
+	res := &r.Patches[1].Results[0]
+	res.Status, res.Via = obsolete.StatusPartial, obsolete.ViaVersions
+	res.Bump = &obsolete.BumpPart{Status: obsolete.StatusPresent, Commit: commitA, Modules: []obsolete.ModuleVerdict{
+		{Coverage: gomod.Coverage{Want: gomod.Want{File: "go.mod", Path: "golang.org/x/net", From: "v0.52.0", Version: "v0.53.0"}, Upstream: "v0.54.0", Covered: true}, Commit: commitA},
+	}}
+	res.Code = &obsolete.CodePart{Status: obsolete.StatusApplies, Via: obsolete.ViaApply, Evidence: "applies cleanly"}
+	got := render(t, JSON, []Obsolete{{Image: "x", Report: r}}, true)
+	var v struct {
+		Patches []struct {
+			Results []struct {
+				Bump *struct {
+					Status  string `json:"status"`
+					Modules []struct {
+						Module, From, Version, Upstream, Commit string
+						Covered                                 bool
+					} `json:"modules"`
+				} `json:"bump"`
+				Code *struct{ Status string } `json:"code"`
+			} `json:"results"`
+		} `json:"patches"`
+	}
+	if err := json.Unmarshal([]byte(got), &v); err != nil {
+		t.Fatal(err)
+	}
+	b := v.Patches[1].Results[0].Bump
+	if b == nil || b.Status != "present" || len(b.Modules) != 1 || v.Patches[1].Results[0].Code == nil || v.Patches[1].Results[0].Code.Status != "applies" {
+		t.Fatalf("bump, code = %+v, %+v\n%s", b, v.Patches[1].Results[0].Code, got)
+	}
+	m := b.Modules[0]
+	if m.Module != "golang.org/x/net" || m.From != "v0.52.0" || m.Version != "v0.53.0" || m.Upstream != "v0.54.0" || !m.Covered || m.Commit != commitA {
+		t.Errorf("module = %+v", m)
+	}
+	if v.Patches[0].Results[0].Bump != nil || v.Patches[0].Results[0].Code != nil {
+		t.Errorf("a patch that is no bump has bump or code in JSON")
 	}
 }

@@ -38,12 +38,27 @@ func (e *NotApplyingError) Error() string {
 // form, its hunks at the line numbers of the state it applies to (src and the
 // patches before it). A patch that does not apply is a *NotApplyingError.
 func Canonical(src tree.Source, patches []*series.Patch) ([]Rendered, error) {
+	return canonical(src, patches, nil)
+}
+
+// canonical is Canonical; reexpress, when set, gives the text of a patch
+// that does not apply (a bump, bump.go), or nil.
+func canonical(src tree.Source, patches []*series.Patch, reexpress func(*apply.Applier, *series.Patch) ([]byte, error)) ([]Rendered, error) {
 	st := apply.New(src)
 	out := make([]Rendered, 0, len(patches))
 	for _, p := range patches {
 		text, res, err := applyAndRender(st, p)
 		if err != nil {
 			return nil, err
+		}
+		if res.Status != apply.StatusApplied && reexpress != nil {
+			if text, err = reexpress(st, p); err != nil {
+				return nil, err
+			}
+			if text != nil {
+				out = append(out, Rendered{Patch: p, Text: text, Changed: !bytes.Equal(text, fileBytes(p))})
+				continue
+			}
 		}
 		if res.Status != apply.StatusApplied {
 			return nil, &NotApplyingError{Patch: p, Result: res}

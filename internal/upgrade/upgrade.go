@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/patchkit/patchkit/internal/apply"
+	"github.com/patchkit/patchkit/internal/gomod"
 	"github.com/patchkit/patchkit/internal/obsolete"
 	"github.com/patchkit/patchkit/internal/series"
 	"github.com/patchkit/patchkit/internal/spec"
@@ -45,6 +46,8 @@ type Input struct {
 	To string
 	// Pin moves the pin; nil leaves the pin file out of the plan.
 	Pin PinWriter
+	// Go runs the go command that re-expresses bump patches (bump.go).
+	Go gomod.Go
 }
 
 // Conflict is one hunk that does not apply at the new ref, or one region the
@@ -76,6 +79,11 @@ type PatchFate struct {
 	Conflicts []Conflict `json:"conflicts,omitempty"`
 	// Reference marks a reference file.
 	Reference bool `json:"reference,omitempty"`
+	// Raised and Covered are, for a re-expressed dependency bump (fate
+	// raised), the requirements it still raises and those the new ref
+	// already covers (bump.go).
+	Raised  []gomod.Coverage `json:"raised,omitempty"`
+	Covered []gomod.Coverage `json:"covered,omitempty"`
 }
 
 // Write is one file the upgrade writes (Data) or deletes (Delete).
@@ -172,7 +180,7 @@ func Plan(ctx context.Context, in Input, toCommit string) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Source: newSrc, Pin: PinMove{From: in.Spec.Upstream.Ref, FromCommit: in.PinCommit, To: in.To, ToCommit: toCommit}}
-	w := &walker{old: apply.New(pinSrc), cur: apply.New(newSrc)}
+	w := &walker{old: apply.New(pinSrc), cur: apply.New(newSrc), ctx: ctx, src: newSrc, goCmd: in.Go}
 	for i, p := range in.Patches {
 		verdict := rep.Patches[i].Results[0]
 		fate, write, err := w.carry(p, verdict)
@@ -200,6 +208,10 @@ func Plan(ctx context.Context, in Input, toCommit string) (*Result, error) {
 // before) to the new (the new ref and the patches kept before).
 type walker struct {
 	old, cur *apply.Applier
+	// For bump patches (bump.go): the new ref's tree and the go command.
+	ctx   context.Context
+	src   tree.Walker
+	goCmd gomod.Go
 }
 
 func (w *walker) carry(p *series.Patch, v obsolete.Result) (PatchFate, *Write, error) {
@@ -215,6 +227,13 @@ func (w *walker) carry(p *series.Patch, v obsolete.Result) (PatchFate, *Write, e
 	if v.Status == obsolete.StatusPresent || v.Status == obsolete.StatusSuperseded {
 		fate.Fate, fate.Commit, fate.Subject, fate.Evidence = FateDropped, v.Commit, v.Subject, v.Evidence
 		return fate, &Write{Path: p.Path, Delete: true}, nil
+	}
+	// A bump that still applies as it is keeps its lines (they hold the new
+	// ref's versions, so nothing goes down); the others are re-expressed.
+	if s := gomod.SplitPatch(p); s != nil && w.src != nil && v.Status != obsolete.StatusApplies {
+		if f, write, err := w.carryBump(p, s, fate); f != nil || err != nil {
+			return derefFate(f, fate), write, err
+		}
 	}
 	text, r, err := applyAndRender(w.cur, p)
 	if err != nil {

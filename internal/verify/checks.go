@@ -131,6 +131,7 @@ var knownFields = map[string]bool{
 	"suggested-by": true, "co-authored-by": true, "co-developed-by": true, "cc": true,
 	"change-id": true, "message-id": true, "in-reply-to": true, "references": true,
 	"content-type": true, "content-transfer-encoding": true, "mime-version": true,
+	"advisory": true,
 }
 
 var (
@@ -224,6 +225,7 @@ func headerFindings(p *series.Patch) []finding {
 	if h.Subject == "" {
 		out = append(out, finding{StatusWarn, "no Subject (or Description): say in one line what the patch does", 1})
 	}
+	out = append(out, advisoryFindings(p)...)
 	for _, f := range h.Fields {
 		key := strings.ToLower(f.Key)
 		if knownFields[key] || strings.HasPrefix(key, "bug-") {

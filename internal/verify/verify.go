@@ -27,7 +27,7 @@ const (
 
 // Checks lists the check names in report order (the stamp check, CheckStamp,
 // is the image's, after them).
-var Checks = []string{CheckApply, CheckWhitespace, CheckHeader, CheckBackport, CheckAppliedUpstream, CheckTest, CheckUnit, CheckPin, CheckDockerfile, CheckCanonical}
+var Checks = []string{CheckApply, CheckWhitespace, CheckHeader, CheckBackport, CheckAppliedUpstream, CheckTest, CheckUnit, CheckPin, CheckDockerfile, CheckCanonical, CheckGoMod}
 
 // The statuses of a check.
 const (
@@ -202,6 +202,9 @@ func (v *verifier) run(ctx context.Context) error {
 	if err := v.checkAppliedUpstream(ctx); err != nil {
 		return err
 	}
+	if err := v.checkGoMod(ctx, state); err != nil {
+		return err
+	}
 	return v.checkTests(state)
 }
 
@@ -226,7 +229,7 @@ func (v *verifier) reportBad(e *entry) {
 	}
 	e.set(Check{Check: e.badCheck, Status: StatusFail, Message: msg, Line: line})
 	for _, c := range Checks {
-		if _, done := e.checks[c]; done {
+		if _, done := e.checks[c]; done || c == CheckGoMod {
 			continue
 		}
 		switch {

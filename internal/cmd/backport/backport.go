@@ -13,6 +13,7 @@ import (
 	backportstage "github.com/patchkit/patchkit/internal/backport"
 	"github.com/patchkit/patchkit/internal/cmdutil"
 	"github.com/patchkit/patchkit/internal/diag"
+	"github.com/patchkit/patchkit/internal/gomod"
 	"github.com/patchkit/patchkit/internal/pipeline"
 	"github.com/patchkit/patchkit/internal/report"
 	"github.com/patchkit/patchkit/internal/series"
@@ -117,8 +118,21 @@ func run(ctx context.Context, opts *Options) error {
 		return after.Err
 	}
 	last := after.Patches[len(after.Patches)-1]
+	// A dependency bump that does not apply is re-expressed at the pin:
+	// raise what the pin does not cover yet (docs/obsolete-check.md).
+	raised := ""
+	if last.Status != apply.StatusApplied && !opts.Reference {
+		if raised, err = plan.RaiseBump(ctx, gomod.Go{Offline: f.Offline}, src, existing); err != nil {
+			return err
+		}
+		if raised != "" {
+			after = apply.Series(src, append(existing[:len(existing):len(existing)], plan.Patch))
+			last = after.Patches[len(after.Patches)-1]
+		}
+	}
 	out := report.Backport{
-		Image: opts.Image, Commit: plan.Commit.ID, Subject: plan.Commit.Subject,
+		Raised: raised,
+		Image:  opts.Image, Commit: plan.Commit.ID, Subject: plan.Commit.Subject,
 		File: plan.Path, Reference: opts.Reference, PatchID: plan.PatchID,
 		Ref: im.Ref, Applies: last.Status == apply.StatusApplied, Errors: last.Errors,
 		SeriesFails: !before.OK,

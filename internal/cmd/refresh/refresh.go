@@ -11,6 +11,7 @@ import (
 
 	"github.com/patchkit/patchkit/internal/cmdutil"
 	"github.com/patchkit/patchkit/internal/diag"
+	"github.com/patchkit/patchkit/internal/gomod"
 	"github.com/patchkit/patchkit/internal/pipeline"
 	"github.com/patchkit/patchkit/internal/report"
 	upgradestage "github.com/patchkit/patchkit/internal/upgrade"
@@ -40,6 +41,11 @@ rename and copy diffs, and reference files, are kept as they are.
 git apply gives the same tree from the canonical series as from the old
 one. Refreshing twice changes nothing; a series already canonical is not
 written. Files are written at the end, or not at all.
+
+A dependency-bump patch (only go.mod, go.sum and vendor/modules.txt version
+lines) that no longer applies at the pin is re-expressed there: the modules
+the pin does not cover yet, raised with go mod edit and go mod tidy against
+GOPROXY, never a lower version.
 
 Exit codes: 0 refreshed (or nothing to do); 1 a patch does not apply at the
 pin; 2 bad input.`,
@@ -74,7 +80,7 @@ func run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	rendered, err := upgradestage.Canonical(src, im.Patches)
+	rendered, err := upgradestage.CanonicalBumps(ctx, gomod.Go{Offline: f.Offline}, src, im.Patches)
 	var na *upgradestage.NotApplyingError
 	if errors.As(err, &na) {
 		return fmt.Errorf("%w: %v", diag.ErrFindings, err)

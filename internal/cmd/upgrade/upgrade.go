@@ -12,6 +12,7 @@ import (
 	"github.com/patchkit/patchkit/internal/cmdutil"
 	"github.com/patchkit/patchkit/internal/diag"
 	gatestage "github.com/patchkit/patchkit/internal/gate"
+	"github.com/patchkit/patchkit/internal/gomod"
 	"github.com/patchkit/patchkit/internal/pipeline"
 	"github.com/patchkit/patchkit/internal/report"
 	upgradestage "github.com/patchkit/patchkit/internal/upgrade"
@@ -121,6 +122,7 @@ func run(ctx context.Context, opts *Options) error {
 	res, err := upgradestage.Plan(ctx, upgradestage.Input{
 		Cache: im.Cache, Spec: im.Spec, PinCommit: im.Commit, Patches: im.Patches, To: to,
 		Pin: upgradestage.PinFor(env.Root, im.Spec),
+		Go:  gomod.Go{Offline: f.Offline},
 	}, commit)
 	if err != nil {
 		return planError(err)

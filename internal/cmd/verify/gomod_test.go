@@ -1,0 +1,71 @@
+package verify_test
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/patchkit/patchkit/internal/gittest"
+	"github.com/patchkit/patchkit/internal/gomod/gomodtest"
+)
+
+func goIn(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("go", args...)
+	cmd.Dir = dir
+	cmd.Env = os.Environ()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+// TestVerifyGoModBump: the gomod check runs go mod tidy after the series
+// (against the test's proxy on disk) and the header check wants a bump that
+// mentions an advisory to name it. A bump made with go mod tidy and an
+// Advisory field passes both; one that edits go.mod by hand (no go.sum
+// lines) and only mentions its CVE in the subject fails both.
+func TestVerifyGoModBump(t *testing.T) {
+	gomodtest.Env(t, gomodtest.Proxy(t,
+		gomodtest.Module{Path: "example.com/a", Version: "v1.0.0"},
+		gomodtest.Module{Path: "example.com/a", Version: "v1.1.0"},
+	))
+	r := gittest.New(t)
+	r.Write("go.mod", gomodtest.MainGoMod("example.com/up", "1.21", "example.com/a v1.0.0"))
+	r.Write("main.go", "package main\n\nimport \"example.com/a\"\n\nfunc main() { println(a.V) }\n")
+	goIn(t, r.Dir, "mod", "tidy")
+	pin := r.Commit("initial")
+	r.Tag("v1.0.0")
+	goIn(t, r.Dir, "mod", "edit", "-require=example.com/a@v1.1.0")
+	goIn(t, r.Dir, "mod", "tidy")
+	tidy := r.Show(r.Commit("raise a"))
+	r.Git("checkout", "-q", "--detach", pin)
+	goIn(t, r.Dir, "mod", "edit", "-require=example.com/a@v1.1.0")
+	byHand := r.Show(r.Commit("raise a by hand"))
+	r.Git("checkout", "-q", "-f", "main")
+	up := &upstream{repo: r}
+
+	for _, tc := range []struct {
+		name, patch       string
+		header, gomodStat string
+		like              string
+	}{
+		{"tidy, advisory named", "Subject: bump a for CVE-2025-1234\nOrigin: vendor\nForwarded: not-needed\nAdvisory: CVE-2025-1234\n\n" + tidy, "pass", "pass", "what go mod tidy leaves"},
+		{"by hand, advisory only in the subject", "Subject: bump a for CVE-2025-1234\nOrigin: vendor\nForwarded: not-needed\n\n" + byHand, "fail", "fail", "tidy adds \"example.com/a v1.1.0 h1:"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rp := newRepo(t, up, t.TempDir(), "")
+			rp.write("patches/img/0001-bump.diff", tc.patch)
+			_, stdout, stderr := rp.run("verify", "img", "-o", "json")
+			v := decode(t, stdout)
+			h := v.check(t, "0001-bump.diff", "header")
+			if h.Status != tc.header || (tc.header == "fail" && !strings.Contains(h.Message, `add "Advisory: CVE-2025-1234"`)) {
+				t.Errorf("header check = %+v, want %s", h, tc.header)
+			}
+			g := v.check(t, "0001-bump.diff", "gomod")
+			if g.Status != tc.gomodStat || !strings.Contains(g.Message, tc.like) {
+				t.Errorf("gomod check = %+v, want %s with %q\n%s", g, tc.gomodStat, tc.like, stderr)
+			}
+		})
+	}
+}
