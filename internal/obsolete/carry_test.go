@@ -285,7 +285,7 @@ func TestCheckRemovalSuperseded(t *testing.T) {
 	land := r.Commit("drop the strict check")
 	r.Write("b.go", removalMoved)
 	r.Write("c.go", removalGone)
-	r.Commit("move the check in b, drop Handle in c")
+	moved := r.Commit("move the check in b, drop Handle in c")
 	r.Tag("v1.1.0")
 
 	rep := scan{pin: "v1.0.0", releases: "v*", patches: patches}.run(t, r.URL())
@@ -295,7 +295,7 @@ func TestCheckRemovalSuperseded(t *testing.T) {
 	}{
 		{0, StatusSuperseded, ViaCarried, land},
 		{1, StatusConflict, ViaApply, ""},
-		{2, StatusPartial, ViaHunks, ""},
+		{2, StatusPartial, ViaHunks, moved},
 	}
 	for _, tt := range tests {
 		res := result(t, rep, tt.patch, "v1.1.0")

@@ -148,6 +148,11 @@ func (c *C) handleDelete(pod *Pod) error {
 	}
 	isVM, vm := isVMPod(pod)
 	if isVM && c.keepIP {
+		v1()
+		v2()
+		v3()
+		v4()
+		v5()
 		klog.Infof("try keep ip for vm pod %s", pod.Name)
 		keep = true
 	}
@@ -246,25 +251,31 @@ func TestCheckOwnWay(t *testing.T) {
 	r := gittest.New(t)
 	r.Write("own.go", ownWayBase)
 	r.Write("part.go", ownWayBase)
+	r.Write("late.go", ownWayBase)
 	r.Commit("initial")
 	r.Tag("v1.0.0")
 	patches := []string{
 		makePatch(r, "v1.0.0", "main", "keep port groups of a vm with an alive sibling", map[string]string{"own.go": ownWayOurs.Replace(ownWayBase)}),
 		makePatch(r, "v1.0.0", "main", "keep port groups of a vm with an alive sibling", map[string]string{"part.go": ownWayOurs.Replace(ownWayBase)}),
+		makePatch(r, "v1.0.0", "main", "keep port groups of a vm with an alive sibling", map[string]string{"late.go": ownWayOurs.Replace(ownWayBase)}),
 	}
 	r.Write("unrelated.txt", "x\n")
 	r.Commit("unrelated")
 	parent := r.Head()
 	r.Write("own.go", ownWayUpstream.Replace(ownWayBase))
 	r.Write("part.go", ownWayPartial.Replace(ownWayBase))
+	r.Write("late.go", ownWayPartial.Replace(ownWayBase))
 	land := r.Commit("keep VM port-group memberships when a sibling pod is alive")
 	r.Tag("v1.1.0")
 	edit := func(s string) string {
-		return strings.Replace(s, "\t\tkeep = true\n", "\t\tkeep = c.keepIP\n", 1)
+		return strings.Replace(s, "c.pods(pod.Namespace)", "c.podsIn(pod.Namespace)", 1)
 	}
 	r.Write("own.go", edit(ownWayUpstream.Replace(ownWayBase)))
 	r.Write("part.go", edit(ownWayPartial.Replace(ownWayBase)))
-	r.Commit("keep follows the setting")
+	// A later commit, not the one that landed the others, rewrites the
+	// loop of late.go: that hunk is still needed.
+	r.Write("late.go", strings.Replace(ownWayPartial.Replace(ownWayBase), "\t\t// always remove lsp from port groups\n", "\t\t// remove the lsp from every port group\n", 1))
+	r.Commit("list siblings with podsIn")
 	r.Tag("v1.2.0")
 
 	rep := scan{pin: "v1.0.0", releases: "v*", patches: patches}.run(t, r.URL())
@@ -303,6 +314,18 @@ func TestCheckOwnWay(t *testing.T) {
 	}
 	if p := rep.Patches[1]; p.ObsoletedBy != "" {
 		t.Errorf("partly: obsoletedBy %q, want none", p.ObsoletedBy)
+	}
+	if got, want := statuses(rep, 2), "v1.1.0=partial v1.2.0=partial"; got != want {
+		t.Errorf("rewritten later: statuses = %q, want %q", got, want)
+	}
+	// The problem a partial patch shows is its first hunk that needs a
+	// refresh, never one that is upstream.
+	late := result(t, rep, 2, "v1.2.0")
+	if hs := hunkCommits(late, names); hs != "present/reverse-apply@land present/reverse-apply@land conflict/@ present/reverse-apply@land" {
+		t.Errorf("rewritten later: hunks %q, want the loop's hunk in conflict, the others by land", hs)
+	}
+	if c := late.Conflict; c == nil || c.Line != late.Hunks[2].Line || !strings.HasPrefix(c.Message, "hunk #3 ") {
+		t.Errorf("rewritten later: conflict %+v, want hunk #3 at line %d", c, late.Hunks[2].Line)
 	}
 
 	// The git CLI: the rewritten hunk applied before the landing commit and
