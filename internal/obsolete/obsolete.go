@@ -16,16 +16,20 @@ const (
 	// StatusApplies: the ref still needs the patch, and it applies.
 	StatusApplies = "applies"
 	// StatusPresent: the change is in the ref: the patch reverse-applies
-	// cleanly; or every hunk's change is still there and a commit of the ref
-	// (and not of the pin) has its patch-id, or landed exactly this change.
+	// cleanly; or a commit of the ref (and not of the pin) has its patch-id
+	// and no hunk was reverted since; or every hunk is carried (landed
+	// verbatim, and at most edited around since).
 	StatusPresent = "present"
 	// StatusPartial: some hunks are in the ref, and the others are not
-	// (they apply, or conflict).
+	// (they apply, or conflict where the commits that landed the others
+	// left the code alone).
 	StatusPartial = "partial"
 	// StatusSuperseded: the patch applies in neither direction, but upstream
-	// landed its own version: every hunk's change is there (see carried.go),
-	// or at least SupersededShare of the patch's significant changed lines
-	// are (added lines there, removed lines gone).
+	// landed its own version: every hunk's change is there (see carried.go);
+	// or some hunks are and the commits that landed them rewrote the regions
+	// of the others (see landing.go); or at least SupersededShare of the
+	// patch's significant changed lines are (added lines there, removed
+	// lines gone).
 	StatusSuperseded = "superseded"
 	// StatusConflict: the patch applies in neither direction and upstream did
 	// not land it: it needs a refresh.
