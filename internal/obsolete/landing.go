@@ -552,7 +552,7 @@ func carriers(hs []Hunk, h *history) []Carrier {
 // brought them), else conflict.
 func (c *checker) byLines(r *Result, i int, ref Ref, v verdict) error {
 	if v.status == StatusSuperseded && v.via == ViaAddedLines {
-		cm, err := c.introducer(i, ref, predLines, 0)
+		cm, err := c.introducer(i, ref, predLines)
 		if err != nil {
 			return err
 		}
