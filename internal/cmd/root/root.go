@@ -11,6 +11,7 @@ import (
 	initcmd "github.com/patchkit/patchkit/internal/cmd/init"
 	"github.com/patchkit/patchkit/internal/cmd/matrix"
 	"github.com/patchkit/patchkit/internal/cmd/obsolete"
+	statuscmd "github.com/patchkit/patchkit/internal/cmd/status"
 	"github.com/patchkit/patchkit/internal/cmd/refresh"
 	"github.com/patchkit/patchkit/internal/cmd/stamp"
 	"github.com/patchkit/patchkit/internal/cmd/upgrade"
@@ -61,5 +62,6 @@ text from servers never becomes a CI workflow command.`,
 	cmd.AddCommand(initcmd.NewCmdInit(f, nil))
 	cmd.AddCommand(upgrade.NewCmdUpgrade(f, nil))
 	cmd.AddCommand(refresh.NewCmdRefresh(f, nil))
+	cmd.AddCommand(statuscmd.NewCmdStatus(f, nil))
 	return cmd
 }
