@@ -147,7 +147,6 @@ func ParseItem(raw, host string) (owner, repo string, number int, pr bool, ok bo
 	return owner, repo, n, parts[0] != "issues", true
 }
 
-
 // reword says what status asked for: classify's messages speak of diffs.
 func reword(err error) error {
 	msg := err.Error()

@@ -250,4 +250,3 @@ func shortURL(u string) string {
 	}
 	return s
 }
-

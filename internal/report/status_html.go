@@ -65,8 +65,8 @@ type htmlFinding struct{ Class, Text string }
 
 type htmlPatch struct {
 	File, Added, Verdict, ObsoletedBy, Kind, URL, Short, State, Note string
-	Pins                                                            int
-	Findings                                                        []htmlFinding
+	Pins                                                             int
+	Findings                                                         []htmlFinding
 }
 
 type htmlUnit struct {

@@ -24,11 +24,11 @@ const (
 // The upstream states (Upstream.State) besides GitHub's open, closed and
 // merged.
 const (
-	StateReleased   = "released"    // the commit is in a release (Upstream.Release)
-	StateUnreleased = "unreleased"  // the commit is upstream, in no release yet
-	StateUnknown    = "unknown"     // not looked up (offline) or the lookup failed (Upstream.Note)
-	StateNotNeeded  = "not-needed"  // Forwarded: not-needed
-	StateNotFiled   = "not-filed"   // an original change nobody told upstream about
+	StateReleased   = "released"   // the commit is in a release (Upstream.Release)
+	StateUnreleased = "unreleased" // the commit is upstream, in no release yet
+	StateUnknown    = "unknown"    // not looked up (offline) or the lookup failed (Upstream.Note)
+	StateNotNeeded  = "not-needed" // Forwarded: not-needed
+	StateNotFiled   = "not-filed"  // an original change nobody told upstream about
 )
 
 // The findings on a patch (Patch.Findings).
