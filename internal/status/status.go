@@ -2,6 +2,7 @@ package status
 
 import (
 	"context"
+	"encoding/json"
 	"sort"
 	"strings"
 	"time"
@@ -292,4 +293,22 @@ func (r *Report) Findings() bool {
 func isPrerelease(tag string) bool {
 	v, _, _ := strings.Cut(tag, "+")
 	return strings.Contains(v, "-")
+}
+
+// MarshalJSON writes obsoletedBy and commit as null when none, as
+// obsolete-check does.
+func (p Patch) MarshalJSON() ([]byte, error) {
+	type plain Patch
+	return json.Marshal(struct {
+		plain
+		ObsoletedBy *string `json:"obsoletedBy"`
+		Commit      *string `json:"commit"`
+	}{plain(p), nullable(p.ObsoletedBy), nullable(p.Commit)})
+}
+
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
