@@ -375,6 +375,10 @@ func TestStatusGolden(t *testing.T) {
 					t.Errorf("status -o %s passes server text %q through", format, bad)
 				}
 			}
+			// The downstream commits hold the upstream's temp path: name them.
+			for i, c := range f.commits {
+				out = strings.ReplaceAll(out, c[:12], fmt.Sprintf("c%d", i+1))
+			}
 			ext := map[string]string{"markdown": "md", "html": "html"}[format]
 			golden := filepath.Join("testdata", "status."+ext)
 			if *update {
