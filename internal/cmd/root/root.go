@@ -7,6 +7,7 @@ import (
 	"github.com/patchkit/patchkit/internal/cmd/apply"
 	"github.com/patchkit/patchkit/internal/cmd/backport"
 	"github.com/patchkit/patchkit/internal/cmd/build"
+	forwardcmd "github.com/patchkit/patchkit/internal/cmd/forward"
 	"github.com/patchkit/patchkit/internal/cmd/gate"
 	initcmd "github.com/patchkit/patchkit/internal/cmd/init"
 	"github.com/patchkit/patchkit/internal/cmd/matrix"
@@ -63,5 +64,6 @@ text from servers never becomes a CI workflow command.`,
 	cmd.AddCommand(upgrade.NewCmdUpgrade(f, nil))
 	cmd.AddCommand(refresh.NewCmdRefresh(f, nil))
 	cmd.AddCommand(statuscmd.NewCmdStatus(f, nil))
+	cmd.AddCommand(forwardcmd.NewCmdForward(f, nil))
 	return cmd
 }
