@@ -213,7 +213,7 @@ func mdLink(u status.Upstream) string {
 	if u.URL == "" {
 		return u.Kind
 	}
-	return fmt.Sprintf("%s [%s](%s)", u.Kind, mdInline(shortURL(u.URL)), mdLinkTarget(u.URL))
+	return fmt.Sprintf("%s [%s](%s)", u.Kind, mdCell(shortURL(u.URL)), mdLinkTarget(u.URL))
 }
 
 // mdLinkTarget keeps a URL from closing the link early.

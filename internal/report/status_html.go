@@ -23,7 +23,8 @@ var statusPage = template.Must(template.New("status").Parse(`<!DOCTYPE html>
 <style>
 body{font-family:system-ui,sans-serif;margin:2em;color:#222}
 table{border-collapse:collapse;margin:1em 0}
-th,td{border:1px solid #ccc;padding:.3em .6em;text-align:left;vertical-align:top}
+th,td{border:1px solid #ccc;padding:.3em .6em;text-align:left;vertical-align:top;max-width:30em}
+td code{overflow-wrap:anywhere}
 th{background:#f3f3f3}
 code{font-family:ui-monospace,monospace}
 .finding{color:#a40000}
@@ -48,11 +49,12 @@ svg text{font-size:11px;font-family:system-ui,sans-serif}
 <thead><tr><th>patch</th><th>added</th><th>pins survived</th><th>at {{.Newest}}</th><th>obsoleted by</th><th>upstream</th><th>state</th><th>findings</th></tr></thead>
 <tbody>
 {{- range .Patches}}
-<tr><td><code>{{.File}}</code></td><td>{{.Added}}</td><td>{{.Pins}}</td><td>{{.Verdict}}</td><td>{{.ObsoletedBy}}</td><td>{{.Kind}}{{if .URL}} <a href="{{.URL}}">{{.Short}}</a>{{end}}</td><td>{{.State}}{{if .Note}}<br><small>{{.Note}}</small>{{end}}</td><td>{{range .Findings}}<div class="{{.Class}}">{{.Text}}</div>{{end}}</td></tr>
+<tr><td><code>{{.File}}</code></td><td>{{.Added}}</td><td>{{.Pins}}</td><td>{{.Verdict}}</td><td>{{.ObsoletedBy}}</td><td>{{.Kind}}{{if .URL}} <a href="{{.URL}}">{{.Short}}</a>{{end}}</td><td>{{.State}}{{if .Note}}<br><small>{{.Note}}</small>{{end}}</td><td>{{range .Findings}}<div class="{{.Class}}" title="{{.Title}}">{{.Text}}</div>{{end}}</td></tr>
 {{- end}}
 </tbody>
 </table>
 {{- end}}
+<p><small>Findings: <span class="droppable">droppable</span>: the newest release carries the change; <span class="finding">no upstream PR or issue</span>: an original change carried until someone forwards it (<code>patchkit forward</code>); <span class="finding">no PR</span>: only an issue; <span class="finding">PR closed unmerged</span>; <span class="finding">conflict</span>: it no longer applies at the newest release.</small></p>
 {{- if .Chart}}
 <h2>Carried patches over time</h2>
 {{.Chart}}
@@ -61,7 +63,7 @@ svg text{font-size:11px;font-family:system-ui,sans-serif}
 </html>
 `))
 
-type htmlFinding struct{ Class, Text string }
+type htmlFinding struct{ Class, Text, Title string }
 
 type htmlPatch struct {
 	File, Added, Verdict, ObsoletedBy, Kind, URL, Short, State, Note string
@@ -103,13 +105,22 @@ func statusHTML(w io.Writer, r *status.Report) error {
 				if f == status.FindingDroppable {
 					class = "droppable"
 				}
-				hp.Findings = append(hp.Findings, htmlFinding{Class: class, Text: findingText[f]})
+				hp.Findings = append(hp.Findings, htmlFinding{Class: class, Text: findingShort[f], Title: findingText[f]})
 			}
 			hu.Patches = append(hu.Patches, hp)
 		}
 		data.Units = append(data.Units, hu)
 	}
 	return statusPage.Execute(w, data)
+}
+
+// findingShort names a finding in a table cell; findingText is its title.
+var findingShort = map[string]string{
+	status.FindingDroppable:      "droppable",
+	status.FindingNoUpstream:     "no upstream PR or issue",
+	status.FindingNoPR:           "no PR (issue only)",
+	status.FindingClosedUnmerged: "PR closed unmerged",
+	status.FindingConflict:       "conflict",
 }
 
 // webURL keeps only http(s) links: a link is never a script.
