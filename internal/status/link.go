@@ -159,7 +159,7 @@ func firstRelease(ctx context.Context, in UnitInput, commit string) (string, err
 	}
 	var rel []string
 	for _, name := range strings.Fields(string(out)) {
-		if ok, _ := path.Match(in.Spec.Upstream.Releases, name); ok && !isPrerelease(name) {
+		if ok, _ := path.Match(in.Spec.Upstream.Releases, name); ok && !obsolete.IsPrerelease(name, in.Spec.Upstream.Releases, in.Spec.Upstream.Ref) {
 			rel = append(rel, name)
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/patchkit/patchkit/internal/ghapi"
@@ -185,7 +184,7 @@ func CollectUnit(ctx context.Context, in UnitInput, o Options) (*Unit, error) {
 		return nil, err
 	}
 	for _, r := range rep.Refs {
-		if r.IsRelease() && !r.NonSemver && !isPrerelease(r.Name) {
+		if r.IsRelease() && !r.NonSemver && !obsolete.IsPrerelease(r.Name, s.Upstream.Releases, s.Upstream.Ref) {
 			u.Releases = append(u.Releases, r.Name)
 		}
 	}
@@ -289,11 +288,6 @@ func (r *Report) Findings() bool {
 	return false
 }
 
-// isPrerelease is obsolete-check's rule: a version with a "-" suffix.
-func isPrerelease(tag string) bool {
-	v, _, _ := strings.Cut(tag, "+")
-	return strings.Contains(v, "-")
-}
 
 // MarshalJSON writes obsoletedBy and commit as null when none, as
 // obsolete-check does.
