@@ -288,7 +288,6 @@ func (r *Report) Findings() bool {
 	return false
 }
 
-
 // MarshalJSON writes obsoletedBy and commit as null when none, as
 // obsolete-check does.
 func (p Patch) MarshalJSON() ([]byte, error) {
