@@ -190,13 +190,23 @@ func StatusMarkdown(r *status.Report) string {
 		}
 	}
 	if len(r.History) > 0 {
-		b.WriteString("\n### Carried patches over time\n\n| date | commit | patches |\n|---|---|---|\n")
-		for _, p := range changes(r.History) {
+		b.WriteString("\n### Carried patches over time\n\n")
+		ch := changes(r.History)
+		if len(ch) > maxHistoryRows {
+			// An issue body holds 65536 characters: the latest changes.
+			fmt.Fprintf(&b, "The last %d of %d changes.\n\n", maxHistoryRows, len(ch))
+			ch = ch[len(ch)-maxHistoryRows:]
+		}
+		b.WriteString("| date | commit | patches |\n|---|---|---|\n")
+		for _, p := range ch {
 			fmt.Fprintf(&b, "| %s | `%s` | %d |\n", p.Time.UTC().Format("2006-01-02"), obsolete.Short(p.Commit), p.Count)
 		}
 	}
 	return b.String()
 }
+
+// maxHistoryRows bounds the markdown history table.
+const maxHistoryRows = 40
 
 // changes keeps the points where the count changed (and the first).
 func changes(ps []status.Point) []status.Point {
