@@ -39,6 +39,11 @@ type Input struct {
 	Author string
 	// Date is the commit's date; zero means now.
 	Date time.Time
+	// WithTest adds the spec's injected test files (test.inject, read from
+	// Root) to the commit at their places in the tree, so the regression
+	// test goes upstream with the change.
+	WithTest bool
+	Root     string
 }
 
 // Result is the prepared submission.
@@ -57,6 +62,31 @@ type Result struct {
 	Mail []byte `json:"-"`
 	// Body is the pull request's body (markdown).
 	Body string `json:"-"`
+	// Tests are the test files the commit adds or replaces (WithTest).
+	Tests []string `json:"tests,omitempty"`
+}
+
+// testFile is an injected test file: its place in the tree and content.
+type testFile struct {
+	path string
+	data []byte
+}
+
+// injected reads the spec's test.inject files.
+func injected(root string, s *spec.Spec) ([]testFile, error) {
+	if s.Test == nil || len(s.Test.Inject) == 0 {
+		return nil, &diag.InputError{File: s.File, Key: "test.inject", Msg: "--with-test: the unit injects no test file"}
+	}
+	var out []testFile
+	for i, in := range s.Test.Inject {
+		key := fmt.Sprintf("test.inject[%d].from", i)
+		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(in.From)))
+		if err != nil {
+			return nil, &diag.InputError{File: s.File, Line: s.Line(key), Key: key, Msg: "reading the test file", Err: err}
+		}
+		out = append(out, testFile{path: in.To, data: data})
+	}
+	return out, nil
 }
 
 // Prepare carries Patches[Index] from the pin (with the patches before it
@@ -107,7 +137,17 @@ func Prepare(ctx context.Context, in Input) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: the carried patch does not parse: %w", p.Path, err)
 	}
-	res.Name, res.Mail, err = formatPatch(ctx, in.Cache, in.ToCommit, np.Diff(), message(p), name, email, date)
+	var tests []testFile
+	if in.WithTest {
+		if tests, err = injected(in.Root, in.Spec); err != nil {
+			return nil, err
+		}
+		for _, f := range tests {
+			res.Tests = append(res.Tests, f.path)
+		}
+		res.Body = Body(p, in.Spec, res)
+	}
+	res.Name, res.Mail, err = formatPatch(ctx, in.Cache, in.ToCommit, np.Diff(), tests, message(p), name, email, date)
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +190,17 @@ func Body(p *series.Patch, s *spec.Spec, r *Result) string {
 		for _, t := range h.Tests {
 			fmt.Fprintf(&b, "- `%s`\n", t)
 		}
-		if s != nil && s.Test != nil {
+		switch {
+		case len(r.Tests) > 0:
+			b.WriteString("\n")
+			for _, t := range r.Tests {
+				fmt.Fprintf(&b, "The commit adds the test as `%s`", t)
+				if s.Test.Run != "" {
+					fmt.Fprintf(&b, " (`go test %s -run '%s'`)", s.Test.Package, s.Test.Run)
+				}
+				b.WriteString(".\n")
+			}
+		case s != nil && s.Test != nil:
 			b.WriteString("\n")
 			for _, in := range s.Test.Inject {
 				fmt.Fprintf(&b, "The test is carried downstream in `%s`, run as `%s` in `%s`", in.From, in.To, s.Test.Package)
@@ -187,7 +237,7 @@ func parseIdent(s string) (name, email string, ok bool) {
 // formatPatch commits diff on top of base in a scratch repository that
 // borrows the cache's objects (alternates: the cache is never written) and
 // returns `git format-patch -1`'s file name and content.
-func formatPatch(ctx context.Context, c *upstream.Cache, base string, diff []byte, msg, name, email string, date time.Time) (string, []byte, error) {
+func formatPatch(ctx context.Context, c *upstream.Cache, base string, diff []byte, tests []testFile, msg, name, email string, date time.Time) (string, []byte, error) {
 	tmp, err := os.MkdirTemp("", "patchkit-forward-")
 	if err != nil {
 		return "", nil, err
@@ -229,6 +279,15 @@ func formatPatch(ctx context.Context, c *upstream.Cache, base string, diff []byt
 	}
 	if _, err := run(diff, "apply", "--cached", "--whitespace=nowarn", "-"); err != nil {
 		return "", nil, err
+	}
+	for _, f := range tests {
+		id, err := run(f.data, "hash-object", "-w", "--stdin")
+		if err != nil {
+			return "", nil, err
+		}
+		if _, err := run(nil, "update-index", "--add", "--cacheinfo", "100644,"+id+","+f.path); err != nil {
+			return "", nil, err
+		}
 	}
 	treeID, err := run(nil, "write-tree")
 	if err != nil {

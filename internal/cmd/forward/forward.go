@@ -38,6 +38,8 @@ type Options struct {
 	Author string
 	// PR is the pull request URL to record as Forwarded: (--pr).
 	PR string
+	// WithTest adds the injected test files to the commit (--with-test).
+	WithTest bool
 }
 
 // NewCmdForward returns the forward command. runF replaces the run function
@@ -45,7 +47,7 @@ type Options struct {
 func NewCmdForward(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{Factory: f}
 	cmd := &cobra.Command{
-		Use:   "forward PATCH [--to REF] [--out DIR] [--author 'NAME <EMAIL>'] | forward PATCH --pr URL",
+		Use:   "forward PATCH [--to REF] [--out DIR] [--author 'NAME <EMAIL>'] [--with-test] | forward PATCH --pr URL",
 		Short: "Prepare the upstream pull request of an original change, and record it",
 		Long: `Carry an original change (a patch whose Origin names no upstream commit or
 PR) from the pin to the upstream's default branch (--to another ref), as
@@ -59,6 +61,9 @@ written). Then write into --out (default _output/forward under the root):
   NNNN-<subject>.pr.md   the pull request body: Description, Bug, and the
                          regression test (Test:, and where the spec injects it)
 
+--with-test adds the unit's injected test files (test.inject) to the commit
+at their places in the tree, so the regression test goes upstream too.
+
 The patches before PATCH in the series are applied at the pin first, so the
 three-way merge starts from the state PATCH was written against.
 
@@ -71,8 +76,8 @@ Exit codes: 0 written (or recorded); 1 the change conflicts on the branch;
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Patch = args[0]
-			if opts.PR != "" && (opts.To != "" || opts.Out != "" || opts.Author != "") {
-				return &cmdutil.UsageError{Err: errors.New("--pr records the URL only: it takes no --to, --out or --author")}
+			if opts.PR != "" && (opts.To != "" || opts.Out != "" || opts.Author != "" || opts.WithTest) {
+				return &cmdutil.UsageError{Err: errors.New("--pr records the URL only: it takes no --to, --out, --author or --with-test")}
 			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
@@ -83,6 +88,7 @@ Exit codes: 0 written (or recorded); 1 the change conflicts on the branch;
 	cmd.Flags().StringVar(&opts.To, "to", "", "the upstream ref to carry the change to (default: the upstream's default branch)")
 	cmd.Flags().StringVar(&opts.Out, "out", "", "the directory to write the format-patch file and the PR body into (default _output/forward)")
 	cmd.Flags().StringVar(&opts.Author, "author", "", "the author of the commit, 'Name <email>' (default: the patch's Author: header)")
+	cmd.Flags().BoolVar(&opts.WithTest, "with-test", false, "add the unit's injected test files (test.inject) to the commit, at their places in the tree")
 	cmd.Flags().StringVar(&opts.PR, "pr", "", "record this pull request URL as the patch's Forwarded: header")
 	return cmd
 }
@@ -139,7 +145,8 @@ func run(ctx context.Context, opts *Options) error {
 		return &cmdutil.UsageError{Err: err}
 	}
 	res, err := forwardstage.Prepare(ctx, forwardstage.Input{Cache: im.Cache, Spec: im.Spec, PinCommit: im.Commit,
-		Patches: im.Patches, Index: index, To: to, ToCommit: toCommit, Author: opts.Author, Date: date})
+		Patches: im.Patches, Index: index, To: to, ToCommit: toCommit, Author: opts.Author, Date: date,
+		WithTest: opts.WithTest, Root: env.Root})
 	if err != nil {
 		return im.Cache.AsFault(err)
 	}

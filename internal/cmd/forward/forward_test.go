@@ -273,3 +273,36 @@ func TestForwardRecord(t *testing.T) {
 		t.Errorf("a second --pr = exit %d %q, want 0 and already says", code, out)
 	}
 }
+
+// TestForwardWithTest: --with-test puts the injected test file into the
+// commit, at its place in the tree, beside the change.
+func TestForwardWithTest(t *testing.T) {
+	t.Setenv("SOURCE_DATE_EPOCH", "1764547200")
+	f := newFixture(t)
+	out := t.TempDir()
+	code, stdout, errOut := f.run(t, "forward", "patches/app/0002-guard.diff", "--with-test", "--out", out, "-o", "json")
+	if code != 0 {
+		t.Fatalf("forward --with-test = exit %d\n%s%s", code, stdout, errOut)
+	}
+	var res struct {
+		Name  string
+		Tests []string
+	}
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(res.Tests, ",") != "a_test.go" {
+		t.Errorf("tests = %v, want [a_test.go]", res.Tests)
+	}
+	mail, _ := os.ReadFile(filepath.Join(out, res.Name))
+	if got := f.am(t, string(mail), "a_test.go"); got != "package x\n" {
+		t.Errorf("a_test.go after git am = %q, want the injected file", got)
+	}
+	if got := f.am(t, string(mail), "guard.go"); got != guardWant {
+		t.Errorf("guard.go after git am = %q, want %q", got, guardWant)
+	}
+	body, _ := os.ReadFile(filepath.Join(out, strings.TrimSuffix(res.Name, ".patch")+".pr.md"))
+	if !strings.Contains(string(body), "The commit adds the test as `a_test.go`") {
+		t.Errorf("the PR body does not say the test is in the commit:\n%s", body)
+	}
+}
