@@ -90,6 +90,15 @@ var findingText = map[string]string{
 	status.FindingConflict:       "no longer applies at the newest release: refresh it",
 }
 
+// findingSay is findingText, with the release for droppable: "droppable
+// since v1.15.14: the newest release carries it".
+func findingSay(p status.Patch, f string) string {
+	if f == status.FindingDroppable && p.ObsoletedBy != "" {
+		return "droppable since " + p.ObsoletedBy + ": the newest release carries it"
+	}
+	return findingText[f]
+}
+
 func behindCell(u status.Unit) string {
 	if u.Behind == 0 {
 		return "up to date"
@@ -116,7 +125,7 @@ func statusText(w io.Writer, r *status.Report) error {
 		writeTable(&b, "  ", rows)
 		for _, p := range u.Patches {
 			for _, f := range p.Findings {
-				fmt.Fprintf(&b, "  %s: %s\n", p.File, findingText[f])
+				fmt.Fprintf(&b, "  %s: %s\n", p.File, findingSay(p, f))
 			}
 			if p.Upstream.Note != "" {
 				fmt.Fprintf(&b, "  %s: upstream: %s\n", p.File, p.Upstream.Note)
@@ -183,7 +192,7 @@ func StatusMarkdown(r *status.Report) string {
 			}
 			var fs []string
 			for _, f := range p.Findings {
-				fs = append(fs, mdCell(findingText[f]))
+				fs = append(fs, mdCell(findingSay(p, f)))
 			}
 			fmt.Fprintf(&b, "| `%s` | %s | %d | %s | %s | %s | %s | %s |\n", mdCell(p.File), addedCell(p), p.Pins,
 				mdStatus[p.Verdict], ob, mdLink(p.Upstream), mdState(p.Upstream), strings.Join(fs, "<br>"))

@@ -101,11 +101,14 @@ func statusHTML(w io.Writer, r *status.Report) error {
 				hp.State += " (by " + Redact(p.Upstream.User) + ")"
 			}
 			for _, f := range p.Findings {
-				class := "finding"
+				class, text := "finding", findingShort[f]
 				if f == status.FindingDroppable {
 					class = "droppable"
+					if p.ObsoletedBy != "" {
+						text += " since " + p.ObsoletedBy
+					}
 				}
-				hp.Findings = append(hp.Findings, htmlFinding{Class: class, Text: findingShort[f], Title: findingText[f]})
+				hp.Findings = append(hp.Findings, htmlFinding{Class: class, Text: text, Title: findingSay(p, f)})
 			}
 			hu.Patches = append(hu.Patches, hp)
 		}
