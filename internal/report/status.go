@@ -59,7 +59,7 @@ func statusJSON(r *status.Report) *status.Report {
 			up.Title, up.User, up.Note, up.URL = Redact(up.Title), Redact(up.User), Redact(up.Note), Redact(up.URL)
 			u.Patches[k].Evidence = Redact(u.Patches[k].Evidence)
 		}
-		u.URL = Redact(u.URL)
+		u.URL, u.Error = Redact(u.URL), Redact(u.Error)
 		cp.Units[i] = u
 	}
 	return &cp
@@ -109,6 +109,10 @@ func behindCell(u status.Unit) string {
 func statusText(w io.Writer, r *status.Report) error {
 	var b strings.Builder
 	for _, u := range r.Units {
+		if u.Error != "" {
+			fmt.Fprintf(&b, "%s: error: %s\n\n", u.Name, u.Error)
+			continue
+		}
 		fmt.Fprintf(&b, "%s (%s): pin %s, newest %s, %s, %s\n", u.Name, u.Dir, u.Pin, u.Newest, behindCell(u), plural(len(u.Patches), "patch", "patches"))
 		rows := [][]string{{"PATCH", "ADDED", "PINS", "AT " + u.Newest, "OBSOLETED BY", "UPSTREAM", "STATE"}}
 		for _, p := range u.Patches {
@@ -176,9 +180,17 @@ func StatusMarkdown(r *status.Report) string {
 		plural(total, "patch", "patches"), plural(len(r.Units), "unit", "units"), drop, none)
 	b.WriteString("| unit | pin | newest | behind | patches |\n|---|---|---|---|---|\n")
 	for _, u := range r.Units {
+		if u.Error != "" {
+			fmt.Fprintf(&b, "| `%s` | ❌ error | | | |\n", mdCell(u.Dir))
+			continue
+		}
 		fmt.Fprintf(&b, "| `%s` | `%s` | `%s` | %d | %d |\n", mdCell(u.Dir), mdCell(u.Pin), mdCell(u.Newest), u.Behind, len(u.Patches))
 	}
 	for _, u := range r.Units {
+		if u.Error != "" {
+			fmt.Fprintf(&b, "\n### `%s`: ❌ not reported\n\n%s\n", mdCell(u.Dir), mdInline(u.Error))
+			continue
+		}
 		fmt.Fprintf(&b, "\n### `%s`: `%s` → `%s`\n\n", mdCell(u.Dir), mdCell(u.Pin), mdCell(u.Newest))
 		if len(u.Patches) == 0 {
 			b.WriteString("No patches.\n")

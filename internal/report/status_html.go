@@ -39,11 +39,15 @@ svg text{font-size:11px;font-family:system-ui,sans-serif}
 <thead><tr><th>unit</th><th>pin</th><th>newest</th><th>behind</th><th>patches</th></tr></thead>
 <tbody>
 {{- range .Units}}
+{{- if .Error}}
+<tr><td><code>{{.Dir}}</code></td><td colspan="4" class="finding">error: {{.Error}}</td></tr>
+{{- else}}
 <tr><td><code>{{.Dir}}</code></td><td><code>{{.Pin}}</code></td><td><code>{{.Newest}}</code></td><td>{{.Behind}}</td><td>{{len .Patches}}</td></tr>
+{{- end}}
 {{- end}}
 </tbody>
 </table>
-{{- range .Units}}
+{{- range .Units}}{{if not .Error}}
 <h2><code>{{.Dir}}</code>: <code>{{.Pin}}</code> → <code>{{.Newest}}</code></h2>
 <table class="patches">
 <thead><tr><th>patch</th><th>added</th><th>pins survived</th><th>at {{.Newest}}</th><th>obsoleted by</th><th>upstream</th><th>state</th><th>findings</th></tr></thead>
@@ -53,7 +57,7 @@ svg text{font-size:11px;font-family:system-ui,sans-serif}
 {{- end}}
 </tbody>
 </table>
-{{- end}}
+{{- end}}{{end}}
 <p><small>Findings: <span class="droppable">droppable</span>: the newest release carries the change; <span class="finding">no upstream PR or issue</span>: an original change carried until someone forwards it (<code>patchkit forward</code>); <span class="finding">no PR</span>: only an issue; <span class="finding">PR closed unmerged</span>; <span class="finding">conflict</span>: it no longer applies at the newest release.</small></p>
 {{- if .Chart}}
 <h2>Carried patches over time</h2>
@@ -72,9 +76,9 @@ type htmlPatch struct {
 }
 
 type htmlUnit struct {
-	Dir, Pin, Newest string
-	Behind           int
-	Patches          []htmlPatch
+	Dir, Pin, Newest, Error string
+	Behind                  int
+	Patches                 []htmlPatch
 }
 
 func statusHTML(w io.Writer, r *status.Report) error {
@@ -86,7 +90,7 @@ func statusHTML(w io.Writer, r *status.Report) error {
 		Chart          template.HTML
 	}{Title: StatusTitle, Summary: summary, Chart: template.HTML(Chart(r))}
 	for _, u := range r.Units {
-		hu := htmlUnit{Dir: u.Dir, Pin: u.Pin, Newest: u.Newest, Behind: u.Behind}
+		hu := htmlUnit{Dir: u.Dir, Pin: u.Pin, Newest: u.Newest, Behind: u.Behind, Error: Redact(u.Error)}
 		for _, p := range u.Patches {
 			hp := htmlPatch{File: p.File, Added: addedCell(p), Pins: p.Pins, Verdict: p.Verdict, Kind: p.Upstream.Kind,
 				URL: webURL(p.Upstream.URL), Short: Redact(shortURL(p.Upstream.URL)), Note: Redact(p.Upstream.Note)}

@@ -109,6 +109,9 @@ type Unit struct {
 	Patches  []Patch  `json:"patches"`
 	// History is the unit's patch count over the repository's history.
 	History []Point `json:"history"`
+	// Error says why the unit could not be reported on (its upstream
+	// unreachable, a bad spec); the other fields are then empty.
+	Error string `json:"error,omitempty"`
 }
 
 // Point is the number of patches carried after one commit of the

@@ -14,7 +14,9 @@ import (
 	"github.com/patchkit/patchkit/internal/ghapi"
 	"github.com/patchkit/patchkit/internal/pipeline"
 	"github.com/patchkit/patchkit/internal/report"
+	"github.com/patchkit/patchkit/internal/spec"
 	statusstage "github.com/patchkit/patchkit/internal/status"
+	"github.com/patchkit/patchkit/internal/untrusted"
 	"github.com/patchkit/patchkit/internal/upstream"
 )
 
@@ -65,7 +67,9 @@ GitHub is asked with GITHUB_TOKEN (else GH_TOKEN) at GITHUB_API_URL; with
 --offline nothing is asked and PR and issue states are unknown.
 
 Exit codes: 0 the report was made (findings included: it is a dashboard);
-2 bad input, or the dashboard issue could not be written.`,
+2 bad input, or the dashboard issue could not be written. A unit that cannot
+be reported on (its upstream unreachable, a bad spec) is a line of the report
+with its error, and the run exits 2 after printing it.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Images = args
 			if opts.Repo != "" && !opts.Issue {
@@ -120,6 +124,7 @@ func run(ctx context.Context, opts *Options) error {
 	}
 	rep := &statusstage.Report{}
 	fetched := map[string]bool{}
+	var failed []error
 	for _, name := range images {
 		var u *statusstage.Unit
 		err := upstream.RetryRepaired(ctx, func() error {
@@ -128,7 +133,18 @@ func run(ctx context.Context, opts *Options) error {
 			return err
 		})
 		if err != nil {
-			return err
+			// One unit's failure is a line of the dashboard, not the end of
+			// it; the run still exits 2 once the report is out.
+			if len(images) == 1 {
+				return err
+			}
+			failed = append(failed, fmt.Errorf("%s: %w", name, err))
+			dir := name
+			if s, err := spec.Load(env.Root, name); err == nil {
+				dir = s.Dir
+			}
+			rep.Units = append(rep.Units, statusstage.Unit{Name: name, Dir: dir, Releases: []string{}, Patches: []statusstage.Patch{}, History: []statusstage.Point{}, Error: untrusted.Error(err)})
+			continue
 		}
 		rep.Units = append(rep.Units, *u)
 	}
@@ -147,7 +163,13 @@ func run(ctx context.Context, opts *Options) error {
 		}
 		fmt.Fprintf(f.IO.ErrOut, "dashboard issue #%d %s: %s\n", d.Number, verb, d.URL)
 	}
-	return report.RenderStatus(f.IO.Out, format, rep)
+	if err := report.RenderStatus(f.IO.Out, format, rep); err != nil {
+		return err
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("%d of %d units could not be reported on: %w", len(failed), len(images), errors.Join(failed...))
+	}
+	return nil
 }
 
 // unit prepares one unit, refreshes its upstream cache once per run

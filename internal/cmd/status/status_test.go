@@ -226,6 +226,7 @@ type statusJSON struct {
 			Commit string
 			Count  int
 		}
+		Error string
 	}
 	History []struct {
 		Commit string
@@ -516,4 +517,37 @@ func attr(n *html.Node, key string) string {
 		}
 	}
 	return ""
+}
+
+// TestStatusUnitFails: a unit whose upstream is gone is a line of the
+// report with its error; the others are reported; the run exits 2.
+func TestStatusUnitFails(t *testing.T) {
+	f := newFixture(t)
+	f.serve(t)
+	gone := filepath.Join(t.TempDir(), "gone")
+	f.down.Write("images/broken/patchkit.yaml", "upstream:\n  url: file://"+gone+"\n  ref: v1.0.0\n  releases: \"v1.*\"\npatches: patches/broken\n")
+	f.down.Write("patches/broken/0001-x.diff", patch("Subject: x\n", "a"))
+	f.down.Commit("c5: a unit whose upstream is gone")
+	code, out, errOut := f.run(t, "status", "-o", "json")
+	if code != 2 {
+		t.Fatalf("status = exit %d, want 2\n%s%s", code, out, errOut)
+	}
+	var got statusJSON
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var names []string
+	for _, u := range got.Units {
+		names = append(names, fmt.Sprintf("%s:%d:%v", u.Name, len(u.Patches), u.Error != ""))
+	}
+	if want := "[app:6:false broken:0:true other:1:false]"; fmt.Sprint(names) != want {
+		t.Errorf("units = %v, want %s", names, want)
+	}
+	if !strings.Contains(errOut, "1 of 3 units could not be reported on") || !strings.Contains(errOut, "broken") {
+		t.Errorf("stderr = %q, want the failed unit named", errOut)
+	}
+	code, md, _ := f.run(t, "status", "-o", "markdown")
+	if code != 2 || !strings.Contains(md, "### `images/broken`: ❌ not reported") || !strings.Contains(md, "### `images/app`") {
+		t.Errorf("markdown (exit %d) lacks the failed unit or the others:\n%s", code, md)
+	}
 }
