@@ -41,10 +41,15 @@ func link(ctx context.Context, in UnitInput, o Options, p *series.Patch, pr *obs
 		return commitLink(ctx, in, og, pr, issue), false
 	}
 	if f := h.Forwarded; strings.Contains(f, "://") {
-		if _, _, _, isPR, ok := ghapi.ParseItem(f, o.GitHubHost); ok && isPR {
+		_, _, _, isPR, ok := ghapi.ParseItem(f, o.GitHubHost)
+		switch {
+		case ok && isPR:
 			return prLink(ctx, in, o, f, issue), true
+		case ok:
+			issue = f // forwarded as an issue: follow it as one
+		default:
+			return Upstream{Kind: KindPR, URL: f, State: StateUnknown, Issue: issue, Note: "Forwarded: is not a GitHub pull request or issue URL"}, true
 		}
-		return Upstream{Kind: KindPR, URL: f, State: StateUnknown, Issue: issue, Note: "Forwarded: is not a GitHub pull request URL"}, true
 	}
 	if issue != "" {
 		owner, repo, n, isPR, _ := ghapi.ParseItem(issue, o.GitHubHost)
