@@ -57,3 +57,20 @@ func TestLinkWithoutCommits(t *testing.T) {
 		})
 	}
 }
+
+func TestMemo(t *testing.T) {
+	f := &fakeItems{}
+	m := Memo(f)
+	for i := 0; i < 3; i++ {
+		if it, err := m.Item(context.Background(), "o", "r", 5, true); err != nil || it.State != "open" {
+			t.Fatalf("Item() = %v, %v", it, err)
+		}
+	}
+	_, _ = m.Item(context.Background(), "o", "r", 5, false)
+	if got := fmt.Sprint(f.asked); got != "[o/r#5 pr=true o/r#5 pr=false]" {
+		t.Errorf("asked %s, want each item once", got)
+	}
+	if Memo(nil) != nil {
+		t.Errorf("Memo(nil) is not nil: offline must stay offline")
+	}
+}

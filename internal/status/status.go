@@ -3,6 +3,7 @@ package status
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"sort"
 	"time"
 
@@ -307,4 +308,34 @@ func nullable(s string) *string {
 		return nil
 	}
 	return &s
+}
+
+// memoItems asks GitHub once per item in a run: units that link the same PR
+// or issue share the answer.
+type memoItems struct {
+	Items
+	seen map[string]memoItem
+}
+
+type memoItem struct {
+	item ghapi.Item
+	err  error
+}
+
+// Memo wraps items so that each PR or issue is asked for once.
+func Memo(items Items) Items {
+	if items == nil {
+		return nil
+	}
+	return &memoItems{Items: items, seen: map[string]memoItem{}}
+}
+
+func (m *memoItems) Item(ctx context.Context, owner, repo string, number int, pr bool) (ghapi.Item, error) {
+	key := fmt.Sprintf("%s/%s#%d/%v", owner, repo, number, pr)
+	if r, ok := m.seen[key]; ok {
+		return r.item, r.err
+	}
+	it, err := m.Items.Item(ctx, owner, repo, number, pr)
+	m.seen[key] = memoItem{it, err}
+	return it, err
 }

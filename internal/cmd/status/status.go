@@ -120,7 +120,7 @@ func run(ctx context.Context, opts *Options) error {
 		if gh, err = ghapi.FromEnv(); err != nil {
 			return &cmdutil.UsageError{Err: err}
 		}
-		so.GitHub = gh
+		so.GitHub = statusstage.Memo(gh)
 	}
 	rep := &statusstage.Report{}
 	fetched := map[string]bool{}
