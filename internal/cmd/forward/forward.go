@@ -168,6 +168,10 @@ func run(ctx context.Context, opts *Options) error {
 	}{{res.Name, res.Mail}, {body, []byte(res.Body)}} {
 		file := filepath.Join(dir, w.name)
 		if err := writeAtomic(file, w.data); err != nil {
+			// Leave no half a submission: take back what this run wrote.
+			for _, done := range out.Files {
+				os.Remove(done)
+			}
 			return err
 		}
 		out.Files = append(out.Files, file)
