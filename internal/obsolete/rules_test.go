@@ -405,3 +405,54 @@ func TestCheckReleaseSuffix(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckLandedStaysPresent: upstream lands the patch in a commit with a
+// docs file (so under another patch-id); the patch reverse-applies at the
+// release that took it. A later release edits one of the lines a hunk adds:
+// the hunk is neither there nor applying, but the commit that landed it is
+// still in the ref and most of its own lines are there, so the patch stays
+// present, naming that commit. Reverting the other hunk ends it.
+func TestCheckLandedStaysPresent(t *testing.T) {
+	r := gittest.New(t)
+	base := numbered("k", 40)
+	r.Write("k.go", base)
+	r.Commit("initial")
+	r.Tag("v1.0.0")
+	fixed := replaceLine(t, replaceLine(t, base, "k8", "k8\nguard(a)\nguard(b)"), "k30", "k30 fixed")
+	patch := makePatch(r, "v1.0.0", "main", "guard a and b, fix k30", map[string]string{"k.go": fixed})
+	r.Write("k.go", fixed)
+	r.Write("docs.txt", "guards\n")
+	land := r.Commit("guard a and b, fix k30, with docs")
+	r.Tag("v1.1.0")
+	edited := replaceLine(t, fixed, "guard(b)", "guard(b, strict)")
+	r.Write("k.go", edited)
+	r.Commit("strict guard for b")
+	r.Tag("v1.2.0")
+	r.Write("k.go", replaceLine(t, edited, "k30 fixed", "k30"))
+	r.Commit("revert the k30 fix")
+	r.Tag("v1.3.0")
+
+	patches := []string{patch}
+	rep := scan{pin: "v1.0.0", releases: "v*", patches: patches}.run(t, r.URL())
+	if got, want := statuses(rep, 0), "v1.1.0=present v1.2.0=present v1.3.0=partial"; got != want {
+		t.Fatalf("statuses = %q, want %q", got, want)
+	}
+	if gitPatchID(t, r, land) == parsePatches(t, patches)[0].PatchID {
+		t.Fatalf("the landing commit has the patch's patch-id; the test needs another")
+	}
+	names := map[string]string{land: "land", "": ""}
+	for _, tt := range []struct{ ref, via, hunks string }{
+		{"v1.2.0", ViaCarried, "present/landed@land present/reverse-apply@land"},
+		{"v1.3.0", ViaHunks, "present/landed@land applies/@"},
+	} {
+		res := result(t, rep, 0, tt.ref)
+		if res.Via != tt.via || res.Commit != land || hunkCommits(res, names) != tt.hunks {
+			t.Errorf("%s: %s via %s commit %s hunks %q; want via %s commit land hunks %q (%s)",
+				tt.ref, res.Status, res.Via, names[res.Commit], hunkCommits(res, names), tt.via, tt.hunks, res.Evidence)
+		}
+	}
+	if p := rep.Patches[0]; p.ObsoletedBy != "v1.1.0" || p.Commit != land || p.NeededAgainAt != "v1.3.0" {
+		t.Errorf("obsoletedBy %q commit %q neededAgainAt %q; want v1.1.0 land v1.3.0", p.ObsoletedBy, names[p.Commit], p.NeededAgainAt)
+	}
+	oracle(t, r, rep, patches)
+}
