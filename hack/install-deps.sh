@@ -29,6 +29,9 @@ DEPS=(
   # dockerd (with containerd and runc): the docker builder's tests start an
   # engine of their own on a private socket (classic builder, vfs storage).
   "dockerd|docker.io"
+  # Headless Chromium: the status page test (internal/cmd/status) renders
+  # the html page and checks its tables and SVG chart in a real browser.
+  "chromium|chromium"
 )
 
 # Go-built tools, installed into <repo>/bin/tools with `go install` (the Go

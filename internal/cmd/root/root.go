@@ -7,12 +7,14 @@ import (
 	"github.com/patchkit/patchkit/internal/cmd/apply"
 	"github.com/patchkit/patchkit/internal/cmd/backport"
 	"github.com/patchkit/patchkit/internal/cmd/build"
+	forwardcmd "github.com/patchkit/patchkit/internal/cmd/forward"
 	"github.com/patchkit/patchkit/internal/cmd/gate"
 	initcmd "github.com/patchkit/patchkit/internal/cmd/init"
 	"github.com/patchkit/patchkit/internal/cmd/matrix"
 	"github.com/patchkit/patchkit/internal/cmd/obsolete"
 	"github.com/patchkit/patchkit/internal/cmd/refresh"
 	"github.com/patchkit/patchkit/internal/cmd/stamp"
+	statuscmd "github.com/patchkit/patchkit/internal/cmd/status"
 	"github.com/patchkit/patchkit/internal/cmd/upgrade"
 	"github.com/patchkit/patchkit/internal/cmd/verify"
 	"github.com/patchkit/patchkit/internal/cmdutil"
@@ -61,5 +63,7 @@ text from servers never becomes a CI workflow command.`,
 	cmd.AddCommand(initcmd.NewCmdInit(f, nil))
 	cmd.AddCommand(upgrade.NewCmdUpgrade(f, nil))
 	cmd.AddCommand(refresh.NewCmdRefresh(f, nil))
+	cmd.AddCommand(statuscmd.NewCmdStatus(f, nil))
+	cmd.AddCommand(forwardcmd.NewCmdForward(f, nil))
 	return cmd
 }

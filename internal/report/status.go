@@ -1,0 +1,283 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/patchkit/patchkit/internal/obsolete"
+	"github.com/patchkit/patchkit/internal/status"
+	"github.com/patchkit/patchkit/internal/untrusted"
+)
+
+// HTML is the format only `patchkit status` renders: one self-contained
+// page (ParseStatusFormat).
+const HTML Format = "html"
+
+// ParseStatusFormat validates status's -o: ParseFormat's formats and html.
+func ParseStatusFormat(s string) (Format, error) {
+	if Format(s) == HTML {
+		return HTML, nil
+	}
+	f, err := ParseFormat(s)
+	if err != nil {
+		return "", fmt.Errorf("-o %q: want text, json, markdown, github or html", s)
+	}
+	return f, nil
+}
+
+// StatusTitle is the title of the dashboard issue and of the html page.
+const StatusTitle = "patchkit: carried patches"
+
+// RenderStatus renders a status report. github is markdown: the format
+// of an issue body or a job summary.
+func RenderStatus(w io.Writer, f Format, r *status.Report) error {
+	switch f {
+	case JSON:
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		return enc.Encode(statusJSON(r))
+	case Markdown, GitHub:
+		_, err := io.WriteString(w, StatusMarkdown(r))
+		return err
+	case HTML:
+		return statusHTML(w, r)
+	}
+	return statusText(w, r)
+}
+
+// statusJSON passes the server text of r through untrusted.
+func statusJSON(r *status.Report) *status.Report {
+	cp := *r
+	cp.Units = make([]status.Unit, len(r.Units))
+	for i, u := range r.Units {
+		u.Patches = append([]status.Patch(nil), u.Patches...)
+		for k := range u.Patches {
+			up := &u.Patches[k].Upstream
+			up.Title, up.User, up.Note, up.URL = Redact(up.Title), Redact(up.User), Redact(up.Note), Redact(up.URL)
+			u.Patches[k].Evidence = Redact(u.Patches[k].Evidence)
+		}
+		u.URL, u.Error = Redact(u.URL), Redact(u.Error)
+		cp.Units[i] = u
+	}
+	return &cp
+}
+
+// upstreamState is the state cell: "merged in v1.2.0", "released in v1.15.14".
+func upstreamState(u status.Upstream) string {
+	s := u.State
+	if u.Release != "" {
+		s += " in " + u.Release
+	}
+	return s
+}
+
+func addedCell(p status.Patch) string {
+	if p.Added == nil {
+		return "uncommitted"
+	}
+	return p.Added.UTC().Format("2006-01-02")
+}
+
+// findingText says what a finding asks for.
+var findingText = map[string]string{
+	status.FindingDroppable:      "droppable: the newest release carries it",
+	status.FindingNoUpstream:     "original change with no upstream PR or issue: carried forever until forwarded (patchkit forward)",
+	status.FindingNoPR:           "original change with no upstream PR (only an issue): forward it (patchkit forward)",
+	status.FindingClosedUnmerged: "its upstream PR was closed unmerged",
+	status.FindingConflict:       "no longer applies at the newest release: refresh it",
+}
+
+// findingSay is findingText, with the release for droppable: "droppable
+// since v1.15.14: the newest release carries it".
+func findingSay(p status.Patch, f string) string {
+	if f == status.FindingDroppable && p.ObsoletedBy != "" {
+		return "droppable since " + p.ObsoletedBy + ": the newest release carries it"
+	}
+	return findingText[f]
+}
+
+func behindCell(u status.Unit) string {
+	if u.Behind == 0 {
+		return "up to date"
+	}
+	return fmt.Sprintf("%s behind", plural(u.Behind, "release", "releases"))
+}
+
+func statusText(w io.Writer, r *status.Report) error {
+	var b strings.Builder
+	for _, u := range r.Units {
+		if u.Error != "" {
+			fmt.Fprintf(&b, "%s: error: %s\n\n", u.Name, u.Error)
+			continue
+		}
+		fmt.Fprintf(&b, "%s (%s): pin %s, newest %s, %s, %s\n", u.Name, u.Dir, u.Pin, u.Newest, behindCell(u), plural(len(u.Patches), "patch", "patches"))
+		rows := [][]string{{"PATCH", "ADDED", "PINS", "AT " + u.Newest, "OBSOLETED BY", "UPSTREAM", "STATE"}}
+		for _, p := range u.Patches {
+			ob := "-"
+			if p.ObsoletedBy != "" {
+				ob = p.ObsoletedBy + " (" + obsolete.Short(p.Commit) + ")"
+			}
+			link := p.Upstream.Kind
+			if p.Upstream.URL != "" {
+				link += " " + p.Upstream.URL
+			}
+			rows = append(rows, []string{p.File, addedCell(p), fmt.Sprint(p.Pins), p.Verdict, ob, link, upstreamState(p.Upstream)})
+		}
+		writeTable(&b, "  ", rows)
+		for _, p := range u.Patches {
+			for _, f := range p.Findings {
+				fmt.Fprintf(&b, "  %s: %s\n", p.File, findingSay(p, f))
+			}
+			if p.Upstream.Note != "" {
+				fmt.Fprintf(&b, "  %s: upstream: %s\n", p.File, p.Upstream.Note)
+			}
+		}
+		b.WriteString("\n")
+	}
+	if n := len(r.History); n > 0 {
+		last := r.History[n-1]
+		fmt.Fprintf(&b, "history: %s over %s, now %d (peak %d)\n", plural(n, "commit", "commits"),
+			r.History[0].Time.UTC().Format("2006-01-02")+" .. "+last.Time.UTC().Format("2006-01-02"), last.Count, peak(r.History))
+	}
+	_, err := io.WriteString(w, Redact(b.String()))
+	return err
+}
+
+func peak(ps []status.Point) int {
+	m := 0
+	for _, p := range ps {
+		m = max(m, p.Count)
+	}
+	return m
+}
+
+// mdInline is server text in markdown: untrusted.InlineMarkdown.
+func mdInline(s string) string { return untrusted.InlineMarkdown(s) }
+
+// StatusMarkdown is the markdown of a status report: the dashboard issue's
+// body.
+func StatusMarkdown(r *status.Report) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## %s\n\n", StatusTitle)
+	total, drop, none := 0, 0, 0
+	for _, u := range r.Units {
+		total += len(u.Patches)
+		for _, p := range u.Patches {
+			for _, f := range p.Findings {
+				switch f {
+				case status.FindingDroppable:
+					drop++
+				case status.FindingNoUpstream, status.FindingNoPR:
+					none++
+				}
+			}
+		}
+	}
+	fmt.Fprintf(&b, "%s carried in %s; %d droppable now; %d with no upstream PR.\n\n",
+		plural(total, "patch", "patches"), plural(len(r.Units), "unit", "units"), drop, none)
+	b.WriteString("| unit | pin | newest | behind | patches |\n|---|---|---|---|---|\n")
+	for _, u := range r.Units {
+		if u.Error != "" {
+			fmt.Fprintf(&b, "| `%s` | ❌ error | | | |\n", mdCell(u.Dir))
+			continue
+		}
+		fmt.Fprintf(&b, "| `%s` | `%s` | `%s` | %d | %d |\n", mdCell(u.Dir), mdCell(u.Pin), mdCell(u.Newest), u.Behind, len(u.Patches))
+	}
+	for _, u := range r.Units {
+		if u.Error != "" {
+			fmt.Fprintf(&b, "\n### `%s`: ❌ not reported\n\n%s\n", mdCell(u.Dir), mdInline(u.Error))
+			continue
+		}
+		fmt.Fprintf(&b, "\n### `%s`: `%s` → `%s`\n\n", mdCell(u.Dir), mdCell(u.Pin), mdCell(u.Newest))
+		if len(u.Patches) == 0 {
+			b.WriteString("No patches.\n")
+			continue
+		}
+		fmt.Fprintf(&b, "| patch | added | pins survived | at `%s` | obsoleted by | upstream | state | findings |\n|---|---|---|---|---|---|---|---|\n", mdCell(u.Newest))
+		for _, p := range u.Patches {
+			ob := ""
+			if p.ObsoletedBy != "" {
+				ob = fmt.Sprintf("`%s` (`%s`)", mdCell(p.ObsoletedBy), obsolete.Short(p.Commit))
+			}
+			var fs []string
+			for _, f := range p.Findings {
+				fs = append(fs, mdCell(findingSay(p, f)))
+			}
+			fmt.Fprintf(&b, "| `%s` | %s | %d | %s | %s | %s | %s | %s |\n", mdCell(p.File), addedCell(p), p.Pins,
+				mdStatus[p.Verdict], ob, mdLink(p.Upstream), mdState(p.Upstream), strings.Join(fs, "<br>"))
+		}
+	}
+	if len(r.History) > 0 {
+		b.WriteString("\n### Carried patches over time\n\n")
+		ch := changes(r.History)
+		if len(ch) > maxHistoryRows {
+			// An issue body holds 65536 characters: the latest changes.
+			fmt.Fprintf(&b, "The last %d of %d changes.\n\n", maxHistoryRows, len(ch))
+			ch = ch[len(ch)-maxHistoryRows:]
+		}
+		b.WriteString("| date | commit | patches |\n|---|---|---|\n")
+		for _, p := range ch {
+			fmt.Fprintf(&b, "| %s | `%s` | %d |\n", p.Time.UTC().Format("2006-01-02"), obsolete.Short(p.Commit), p.Count)
+		}
+	}
+	return b.String()
+}
+
+// maxHistoryRows bounds the markdown history table.
+const maxHistoryRows = 40
+
+// changes keeps the points where the count changed (and the first).
+func changes(ps []status.Point) []status.Point {
+	var out []status.Point
+	for i, p := range ps {
+		if i == 0 || p.Count != ps[i-1].Count {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func mdLink(u status.Upstream) string {
+	if u.URL == "" {
+		return u.Kind
+	}
+	return fmt.Sprintf("%s [%s](%s)", u.Kind, mdCell(shortURL(u.URL)), mdLinkTarget(u.URL))
+}
+
+// mdLinkTarget keeps a URL from closing the link early.
+func mdLinkTarget(s string) string {
+	s = Redact(s)
+	return strings.NewReplacer("(", "%28", ")", "%29", " ", "%20", "|", "%7C", "<", "%3C", ">", "%3E").Replace(s)
+}
+
+func mdState(u status.Upstream) string {
+	s := mdInline(upstreamState(u))
+	if u.Title != "" {
+		s += ": " + mdInline(u.Title)
+	}
+	if u.User != "" {
+		s += " (by " + mdInline(u.User) + ")"
+	}
+	if u.Note != "" {
+		s += "<br>" + mdInline(u.Note)
+	}
+	return s
+}
+
+// shortURL is a GitHub URL as people write it: owner/repo#N, owner/repo@id.
+func shortURL(u string) string {
+	s := strings.TrimPrefix(strings.TrimPrefix(u, "https://"), "github.com/")
+	parts := strings.Split(s, "/")
+	if len(parts) == 4 {
+		switch parts[2] {
+		case "pull", "issues":
+			return parts[0] + "/" + parts[1] + "#" + parts[3]
+		case "commit":
+			return parts[0] + "/" + parts[1] + "@" + obsolete.Short(parts[3])
+		}
+	}
+	return s
+}
