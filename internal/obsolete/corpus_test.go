@@ -1,0 +1,260 @@
+package obsolete
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/patchkit/patchkit/internal/obsolete/corpus"
+)
+
+// corpusAccepted are the disagreements with the real-history labels that are
+// accepted, by "case ref", each with why. docs/obsolete-check.md lists them
+// too. An entry that agrees again fails the test: remove it.
+var corpusAccepted = map[string]string{}
+
+// The classes of the corpus, in table order.
+var corpusClasses = []string{
+	"landed verbatim", "landed then edited", "landed its own way",
+	"partly landed", "never landed", "reverted",
+}
+
+// corpusClass names the class of a case from its labels and the git CLI's
+// evidence, in the order of the refs.
+func corpusClass(c *corpus.Case) string {
+	carried, edited, partial, superseded, reverted := false, false, false, false, false
+	for _, r := range c.Refs {
+		switch r.Status {
+		case StatusPresent:
+			carried = true
+			if r.EvidenceOf("reverse") != "ok" {
+				edited = true
+			}
+		case StatusSuperseded:
+			carried, superseded = true, true
+		case StatusPartial:
+			partial = true
+		case StatusApplies:
+			if carried {
+				reverted = true
+			}
+		}
+	}
+	switch {
+	case reverted:
+		return "reverted"
+	case partial:
+		return "partly landed"
+	case superseded:
+		return "landed its own way"
+	case edited:
+		return "landed then edited"
+	case carried:
+		return "landed verbatim"
+	}
+	return "never landed"
+}
+
+var hexID = regexp.MustCompile(`^[0-9a-f]{40}$`)
+
+// TestCorpus replays every real-history case of testdata/corpus (see its
+// README) through Check, the scan obsolete-check runs, and compares each
+// ref's status and commit with the label the git CLI gave.
+func TestCorpus(t *testing.T) {
+	cases, err := corpus.ReadAll(filepath.Join("testdata", "corpus"))
+	if err != nil {
+		t.Fatalf("corpus.ReadAll() = %v", err)
+	}
+	if len(cases) == 0 {
+		t.Fatal("no corpus cases")
+	}
+	type tally struct{ cases, refs, agree, accepted int }
+	byClass := map[string]*tally{}
+	projects := map[string]bool{}
+	seen := map[string]bool{}
+	for _, c := range cases {
+		class := corpusClass(c)
+		projects[c.Upstream] = true
+		tl := byClass[class]
+		if tl == nil {
+			tl = &tally{}
+			byClass[class] = tl
+		}
+		tl.cases++
+		t.Run(c.Name, func(t *testing.T) {
+			got := replayCase(t, c)
+			for _, r := range c.Refs {
+				tl.refs++
+				key := c.Name + " " + r.Name
+				want := r.Status
+				if r.Commit != "" {
+					want += " " + Short(r.Commit)
+				}
+				have := got[r.Name]
+				if have == want {
+					tl.agree++
+					if _, ok := corpusAccepted[key]; ok {
+						t.Errorf("%s: agrees now (%s); remove it from corpusAccepted", key, have)
+					}
+					continue
+				}
+				if why, ok := corpusAccepted[key]; ok {
+					seen[key] = true
+					tl.accepted++
+					t.Logf("%s: Check() = %q, label %q (accepted: %s)", key, have, want, why)
+					continue
+				}
+				t.Errorf("%s [%s]: Check() = %q, label %q; git: %s", key, class, have, want, r.Evidence)
+			}
+		})
+	}
+	for key := range corpusAccepted {
+		if !seen[key] && !strings.Contains(key, " ") {
+			t.Errorf("corpusAccepted has a malformed key %q", key)
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-20s %5s %5s %5s %8s\n", "class", "cases", "refs", "agree", "accepted")
+	total := tally{}
+	for _, cl := range corpusClasses {
+		tl := byClass[cl]
+		if tl == nil {
+			tl = &tally{}
+		}
+		fmt.Fprintf(&b, "%-20s %5d %5d %5d %8d\n", cl, tl.cases, tl.refs, tl.agree, tl.accepted)
+		total.cases += tl.cases
+		total.refs += tl.refs
+		total.agree += tl.agree
+		total.accepted += tl.accepted
+	}
+	t.Logf("agreement with real history by class:\n%s", b.String())
+	t.Logf("corpus: %d cases from %d upstream projects, %d/%d refs agree, %d accepted disagreements",
+		total.cases, len(projects), total.agree, total.refs, total.accepted)
+}
+
+// replayCase rebuilds the case's reduced upstream, checks that it is the one
+// the cutter built and that its patch-ids are faithful, runs Check on it and
+// returns "status [commit]" per ref name, the commit as the real upstream id
+// (shortened).
+func replayCase(t *testing.T, c *corpus.Case) map[string]string {
+	t.Helper()
+	ctx := context.Background()
+	nodes, err := corpus.ReadHistory(filepath.Join(c.Dir, "history"))
+	if err != nil {
+		t.Fatalf("ReadHistory() = %v", err)
+	}
+	gitDir := filepath.Join(t.TempDir(), "upstream.git")
+	ids, err := corpus.Build(ctx, gitDir, nodes)
+	if err != nil {
+		t.Fatalf("corpus.Build() = %v", err)
+	}
+	real := map[string]string{}
+	for _, nd := range nodes {
+		if want := c.Reduced[nd.N]; ids[nd.N] != want {
+			t.Fatalf("node %d rebuilt as %s, the cutter built %s", nd.N, ids[nd.N], want)
+		}
+		real[ids[nd.N]] = nd.Real
+	}
+	patch, err := os.ReadFile(filepath.Join(c.Dir, "patch.diff"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A reduced commit has the patch's patch-id exactly when the real full
+	// commit has it.
+	for _, nd := range nodes {
+		if nd.Kind != corpus.KindCommit || len(nd.Parents) != 1 {
+			continue
+		}
+		pid := patchIDOf(t, gitDir, ids[nd.N])
+		if (pid == c.PatchID) != (nd.PatchID == c.PatchID) {
+			t.Fatalf("node %d (%s): reduced patch-id %s, real %s, patch %s", nd.N, nd.Real, pid, nd.PatchID, c.PatchID)
+		}
+	}
+	pin := c.Pin
+	if hexID.MatchString(pin) {
+		pin = ids[c.PinNode]
+	} else {
+		gitRef(t, gitDir, "refs/tags/"+pin, ids[c.PinNode])
+	}
+	var branches []string
+	for _, r := range c.Refs {
+		if b := r.Branch(); b != "" {
+			branches = append(branches, b)
+			gitRef(t, gitDir, "refs/heads/"+b, ids[r.Node])
+		} else {
+			gitRef(t, gitDir, "refs/tags/"+r.Name, ids[r.Node])
+		}
+	}
+	// A HEAD for the clone; not scanned (no spec branch names it).
+	gitRef(t, gitDir, "refs/heads/corpus-head", ids[c.Refs[len(c.Refs)-1].Node])
+	if out, err := exec.Command("git", "--git-dir="+gitDir, "symbolic-ref", "HEAD", "refs/heads/corpus-head").CombinedOutput(); err != nil {
+		t.Fatalf("git symbolic-ref: %v: %s", err, out)
+	}
+	rep := scan{pin: pin, releases: c.Releases, branches: branches, patches: []string{string(patch)}}.run(t, "file://"+gitDir)
+	got := map[string]string{}
+	for _, res := range rep.Patches[0].Results {
+		s := res.Status
+		if res.Commit != "" && (res.Status == StatusPresent || res.Status == StatusSuperseded || res.Status == StatusPartial) {
+			id := real[res.Commit]
+			if id == "" {
+				id = "reduced:" + res.Commit
+			}
+			s += " " + Short(id)
+		}
+		name := res.Ref
+		for _, r := range c.Refs {
+			if r.Branch() == res.Ref {
+				name = r.Name
+			}
+		}
+		got[name] = s
+	}
+	for _, r := range c.Refs {
+		if _, ok := got[r.Name]; !ok {
+			got[r.Name] = "not scanned"
+		}
+	}
+	var names []string
+	for n := range got {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		t.Logf("%s: %s", n, got[n])
+	}
+	return got
+}
+
+func gitRef(t *testing.T, gitDir, ref, id string) {
+	t.Helper()
+	if out, err := exec.Command("git", "--git-dir="+gitDir, "update-ref", ref, id).CombinedOutput(); err != nil {
+		t.Fatalf("git update-ref %s: %v: %s", ref, err, out)
+	}
+}
+
+// patchIDOf is the git CLI's `git patch-id --stable` of a commit.
+func patchIDOf(t *testing.T, gitDir, id string) string {
+	t.Helper()
+	show := exec.Command("git", "--git-dir="+gitDir, "show", "--format=", id)
+	diff, err := show.Output()
+	if err != nil {
+		t.Fatalf("git show %s: %v", id, err)
+	}
+	pid := exec.Command("git", "patch-id", "--stable")
+	pid.Stdin = strings.NewReader(string(diff))
+	out, err := pid.Output()
+	if err != nil {
+		t.Fatalf("git patch-id: %v", err)
+	}
+	f := strings.Fields(string(out))
+	if len(f) == 0 {
+		return ""
+	}
+	return f[0]
+}
