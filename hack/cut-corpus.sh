@@ -90,9 +90,21 @@ apply_check() {
 	GIT_INDEX_FILE=$idx git --git-dir="$1" apply --cached --check ${4:-} "$3" 2>/dev/null
 }
 
-# added_lines PATCH: the patch's added lines, trimmed, non-blank, unique.
-added_lines() {
-	sed -n 's/^+\([^+].*\)$/\1/p; s/^+$//p' "$1" | sed 's/^[[:space:]]*//; s/[[:space:]]*$//' | grep -v '^$' | grep -v '^++ ' | sort -u || true
+# norm: lines with runs of blanks collapsed and ends trimmed.
+norm() { sed 's/[[:space:]]\+/ /g; s/^ //; s/ $//'; }
+
+# changed_lines PATCH SIGN: the patch's added (+) or removed (-) lines,
+# normalized, unique, significant (4 characters or more, with a letter or a
+# digit).
+changed_lines() {
+	grep -v '^+++ \|^--- ' "$1" | sed -n "s/^[$2]//p" | norm | grep -E '^.{4,}$' | grep '[[:alnum:]]' | sort -u || true
+}
+
+# files_at GIT COMMIT PATHS...: the normalized lines of PATHS at COMMIT.
+files_at() {
+	local g=$1 c=$2 f
+	shift 2
+	for f in "$@"; do git --git-dir="$g" show "$c:$f" 2>/dev/null || true; done | norm | sort -u
 }
 
 # evidence GIT PIN REF PATCH PATCHID PATHS...: the git CLI's evidence at REF,
@@ -123,53 +135,90 @@ evidence() {
 			hunks+=x
 		fi
 	done
-	# Added lines: how many are in REF's files and not in PIN's, and the
+	# Significant changed lines: added lines not in PIN's files that are in
+	# REF's, removed lines in PIN's files that are gone from REF's; and the
 	# commits of PIN..REF that git log -S names for them (oldest first).
-	local total=0 there=0 line
+	files_at "$g" "$pin" "$@" >"$work/at-pin"
+	files_at "$g" "$ref" "$@" >"$work/at-ref"
+	# A removed line is not gone because its file is: every file the patch
+	# changes must still be there.
+	local whole=yes f
+	for f in "$@"; do
+		if git --git-dir="$g" cat-file -e "$pin:$f" 2>/dev/null && ! git --git-dir="$g" cat-file -e "$ref:$f" 2>/dev/null; then
+			whole=no
+		fi
+	done
+	local total=0 there=0 line sign
 	declare -A by=()
 	local -a order=()
-	while IFS= read -r line; do
-		[[ ${#line} -ge 4 ]] || continue
-		if git --git-dir="$g" grep -q -F -e "$line" "$pin" -- "$@" 2>/dev/null; then
-			continue
+	for sign in + -; do
+		while IFS= read -r line; do
+			if [[ $sign == + ]]; then
+				grep -qxF -e "$line" "$work/at-pin" && continue
+				total=$((total + 1))
+				grep -qxF -e "$line" "$work/at-ref" || continue
+			else
+				grep -qxF -e "$line" "$work/at-pin" || continue
+				total=$((total + 1))
+				[[ $whole == yes ]] || continue
+				grep -qxF -e "$line" "$work/at-ref" && continue
+			fi
+			there=$((there + 1))
+			local c
+			local re
+			re=$(sed 's/[][\\.*^$+?(){}|]/\\&/g; s/ /[[:space:]]+/g' <<<"$line")
+			c=$(git --git-dir="$g" log --reverse --format=%H --pickaxe-regex -S"$re" "$pin..$ref" -- "$@" | head -1)
+			[[ -n $c ]] || continue
+			[[ -n ${by[$c]:-} ]] || order+=("$c")
+			by[$c]=$((${by[$c]:-0} + 1))
+		done < <(changed_lines "$p" "$sign")
+	done
+	local logs="" c top=- best=0
+	for c in "${order[@]}"; do
+		logs+="${logs:+,}$c:${by[$c]}"
+		if ((by[$c] > best)); then
+			best=${by[$c]}
+			top=$c
 		fi
-		total=$((total + 1))
-		git --git-dir="$g" grep -q -F -e "$line" "$ref" -- "$@" 2>/dev/null || continue
-		there=$((there + 1))
-		local c
-		c=$(git --git-dir="$g" log --reverse --format=%H -S"$line" "$pin..$ref" -- "$@" | head -1)
-		[[ -n $c ]] || continue
-		[[ -n ${by[$c]:-} ]] || order+=("$c")
-		by[$c]=$((${by[$c]:-0} + 1))
-	done < <(added_lines "$p")
-	local logs="" c
-	for c in "${order[@]}"; do logs+="${logs:+,}$c:${by[$c]}"; done
-	echo "reverse=$rev forward=$fwd patch-id=$idc hunks=$hunks added=$there/$total log-S=${logs:--}"
+	done
+	# Did the change land verbatim: does the patch reverse-apply at the
+	# commit that carried it (the patch-id commit, else the log -S one)?
+	local landed=- at=$top
+	[[ $idc == - ]] || at=$idc
+	if [[ $at != - ]]; then
+		landed=fail
+		apply_check "$g" "$at" "$p" -R && landed=ok
+	fi
+	echo "reverse=$rev forward=$fwd patch-id=$idc landed=$landed hunks=$hunks lines=$there/$total log-S=${logs:--}"
 }
 
 # label EVIDENCE: the expected status and commit at a ref, from the git
-# CLI's evidence:
-#   reverse-applies                    present (the patch-id commit, else the
-#                                      commit log -S names for most added lines)
-#   applies                            applies (a reverted change is needed again)
+# CLI's evidence alone, in this order:
+#   the patch reverse-applies          present (the patch-id commit, else the
+#                                      commit git log -S names for most lines)
+#   it applies                         applies (a reverted change is needed again)
 #   a commit has its patch-id          present, that commit
-#   every hunk reverse-applies alone   present
+#   every hunk reverse-applies alone,
+#     or the patch reverse-applies at
+#     the commit that carried it       present (landed, then edited)
+#   git log -S names a commit, and some hunks reverse-apply or 2/3 of the
+#     significant changed lines are upstream (added lines there, removed
+#     lines gone):                     partial where a hunk still applies (a
+#                                      region upstream left alone), else
+#                                      superseded (upstream rewrote the rest)
 #   some hunks reverse-apply, others
 #     apply                            partial
-#   no hunk applies, and some
-#     reverse-apply or >= 2/3 of the
-#     added lines are there by commits
-#     of the range                     superseded
 #   else                               conflict
 label() {
-	local rev fwd idc hunks added logs
+	local rev fwd idc landed hunks lines logs
 	for kv in $1; do
 		case $kv in
 		reverse=*) rev=${kv#*=} ;;
 		forward=*) fwd=${kv#*=} ;;
 		patch-id=*) idc=${kv#*=} ;;
 		hunks=*) hunks=${kv#*=} ;;
-		added=*) added=${kv#*=} ;;
+		lines=*) lines=${kv#*=} ;;
+		landed=*) landed=${kv#*=} ;;
 		log-S=*) logs=${kv#*=} ;;
 		esac
 	done
@@ -184,19 +233,23 @@ label() {
 	fi
 	local by=$top
 	[[ $idc == - ]] || by=$idc
-	local there=${added%/*} total=${added#*/}
+	local there=${lines%/*} total=${lines#*/}
 	if [[ $rev == ok ]]; then
 		echo "present $by"
 	elif [[ $fwd == ok ]]; then
 		echo "applies -"
 	elif [[ $idc != - ]]; then
 		echo "present $idc"
-	elif [[ $hunks != *[fx]* ]]; then
+	elif [[ $hunks != *[fx]* || $landed == ok ]]; then
 		echo "present $by"
-	elif [[ $hunks == *r* && $hunks == *f* && $hunks != *x* ]]; then
+	elif [[ $top != - && ($hunks == *r* || $((there * 3)) -ge $((total * 2))) ]]; then
+		if [[ $hunks == *f* ]]; then
+			echo "partial $by"
+		else
+			echo "superseded $by"
+		fi
+	elif [[ $hunks == *r* && $hunks == *f* ]]; then
 		echo "partial $by"
-	elif [[ $hunks != *f* && $top != - && ($hunks == *r* || $((there * 3)) -ge $((total * 2))) ]]; then
-		echo "superseded $by"
 	else
 		echo "conflict -"
 	fi
@@ -239,6 +292,8 @@ cut_case() {
 		echo "$name: pin $pin not found in $g" >&2
 		return 1
 	}
+	# A pin that is not a tag is recorded as its full commit id.
+	git --git-dir="$g" rev-parse --verify -q "refs/tags/$pin" >/dev/null || pin=$pc
 	rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"
 	patch_text "$src" >"$dir.tmp/patch.diff"
 	local p=$dir.tmp/patch.diff pid
