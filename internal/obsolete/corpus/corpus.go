@@ -398,7 +398,7 @@ func ReadAll(root string) ([]*Case, error) {
 	return out, nil
 }
 
-// Evidence returns the value of key in the ref's evidence line.
+// EvidenceOf returns the value of key in the ref's evidence line.
 func (r Ref) EvidenceOf(key string) string {
 	for _, kv := range strings.Fields(r.Evidence) {
 		if k, v, ok := strings.Cut(kv, "="); ok && k == key {
