@@ -12,6 +12,7 @@
 #   CASES   the case list (default internal/obsolete/testdata/corpus/CASES).
 #   OUT     where case directories are written (default: CASES' directory).
 #   ONLY    cut only the case with this name.
+#   KEEP    when set, leave the cases already cut as they are.
 #
 # A case line is NAME|OWNER+REPO|PIN|RELEASES|REFS|PATCH|NOTE, where REFS is
 # a comma-separated list of the scanned tags (branch:NAME for a branch), and
@@ -462,5 +463,6 @@ cut_case() {
 while IFS='|' read -r name repo pin releases refs src note; do
 	[[ -n $name && $name != \#* ]] || continue
 	[[ -z ${ONLY:-} || $ONLY == "$name" ]] || continue
+	[[ -z ${KEEP:-} || ! -f $OUT/$name/case ]] || continue
 	cut_case "$name" "$repo" "$pin" "$releases" "$refs" "$src" "$note"
 done <"$CASES"

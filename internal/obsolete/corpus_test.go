@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/patchkit/patchkit/internal/obsolete/corpus"
@@ -77,46 +78,54 @@ func TestCorpus(t *testing.T) {
 	type tally struct{ cases, refs, agree, accepted int }
 	byClass := map[string]*tally{}
 	projects := map[string]bool{}
-	seen := map[string]bool{}
-	for _, c := range cases {
-		class := corpusClass(c)
-		projects[c.Upstream] = true
-		tl := byClass[class]
-		if tl == nil {
-			tl = &tally{}
-			byClass[class] = tl
-		}
-		tl.cases++
-		t.Run(c.Name, func(t *testing.T) {
-			got := replayCase(t, c)
-			for _, r := range c.Refs {
-				tl.refs++
-				key := c.Name + " " + r.Name
-				want := r.Status
-				if r.Commit != "" {
-					want += " " + Short(r.Commit)
-				}
-				have := got[r.Name]
-				if have == want {
-					tl.agree++
-					if _, ok := corpusAccepted[key]; ok {
-						t.Errorf("%s: agrees now (%s); remove it from corpusAccepted", key, have)
-					}
-					continue
-				}
-				if why, ok := corpusAccepted[key]; ok {
-					seen[key] = true
-					tl.accepted++
-					t.Logf("%s: Check() = %q, label %q (accepted: %s)", key, have, want, why)
-					continue
-				}
-				t.Errorf("%s [%s]: Check() = %q, label %q; git: %s", key, class, have, want, r.Evidence)
+	keys := map[string]bool{}
+	var mu sync.Mutex // guards the tallies from the parallel subtests
+	t.Run("cases", func(t *testing.T) {
+		for _, c := range cases {
+			class := corpusClass(c)
+			projects[c.Upstream] = true
+			tl := byClass[class]
+			if tl == nil {
+				tl = &tally{}
+				byClass[class] = tl
 			}
-		})
-	}
+			tl.cases++
+			for _, r := range c.Refs {
+				keys[c.Name+" "+r.Name] = true
+			}
+			t.Run(c.Name, func(t *testing.T) {
+				t.Parallel()
+				got := replayCase(t, c)
+				mu.Lock()
+				defer mu.Unlock()
+				for _, r := range c.Refs {
+					tl.refs++
+					key := c.Name + " " + r.Name
+					want := r.Status
+					if r.Commit != "" {
+						want += " " + Short(r.Commit)
+					}
+					have := got[r.Name]
+					why, accepted := corpusAccepted[key]
+					switch {
+					case have == want && accepted:
+						tl.agree++
+						t.Errorf("%s: agrees now (%s); remove it from corpusAccepted", key, have)
+					case have == want:
+						tl.agree++
+					case accepted:
+						tl.accepted++
+						t.Logf("%s: Check() = %q, label %q (accepted: %s)", key, have, want, why)
+					default:
+						t.Errorf("%s [%s]: Check() = %q, label %q; git: %s", key, class, have, want, r.Evidence)
+					}
+				}
+			})
+		}
+	})
 	for key := range corpusAccepted {
-		if !seen[key] && !strings.Contains(key, " ") {
-			t.Errorf("corpusAccepted has a malformed key %q", key)
+		if !keys[key] {
+			t.Errorf("corpusAccepted names %q, no case and ref of the corpus", key)
 		}
 	}
 	var b strings.Builder
@@ -167,12 +176,18 @@ func replayCase(t *testing.T, c *corpus.Case) map[string]string {
 	}
 	// A reduced commit has the patch's patch-id exactly when the real full
 	// commit has it.
+	var single []string
+	for _, nd := range nodes {
+		if nd.Kind == corpus.KindCommit && len(nd.Parents) == 1 {
+			single = append(single, ids[nd.N])
+		}
+	}
+	pids := patchIDsOf(t, gitDir, single)
 	for _, nd := range nodes {
 		if nd.Kind != corpus.KindCommit || len(nd.Parents) != 1 {
 			continue
 		}
-		pid := patchIDOf(t, gitDir, ids[nd.N])
-		if (pid == c.PatchID) != (nd.PatchID == c.PatchID) {
+		if pid := pids[ids[nd.N]]; (pid == c.PatchID) != (nd.PatchID == c.PatchID) {
 			t.Fatalf("node %d (%s): reduced patch-id %s, real %s, patch %s", nd.N, nd.Real, pid, nd.PatchID, c.PatchID)
 		}
 	}
@@ -238,23 +253,29 @@ func gitRef(t *testing.T, gitDir, ref, id string) {
 	}
 }
 
-// patchIDOf is the git CLI's `git patch-id --stable` of a commit.
-func patchIDOf(t *testing.T, gitDir, id string) string {
+// patchIDsOf is the git CLI's `git patch-id --stable` of commits, by id,
+// from one `git log -p` piped into one `git patch-id`.
+func patchIDsOf(t *testing.T, gitDir string, ids []string) map[string]string {
 	t.Helper()
-	show := exec.Command("git", "--git-dir="+gitDir, "show", "--format=", id)
-	diff, err := show.Output()
+	out := map[string]string{}
+	if len(ids) == 0 {
+		return out
+	}
+	log := exec.Command("git", append([]string{"--git-dir=" + gitDir, "log", "--no-walk=unsorted", "-p", "--full-index", "--no-color"}, ids...)...)
+	diff, err := log.Output()
 	if err != nil {
-		t.Fatalf("git show %s: %v", id, err)
+		t.Fatalf("git log -p: %v", err)
 	}
 	pid := exec.Command("git", "patch-id", "--stable")
 	pid.Stdin = strings.NewReader(string(diff))
-	out, err := pid.Output()
+	res, err := pid.Output()
 	if err != nil {
 		t.Fatalf("git patch-id: %v", err)
 	}
-	f := strings.Fields(string(out))
-	if len(f) == 0 {
-		return ""
+	for _, l := range strings.Split(strings.TrimSpace(string(res)), "\n") {
+		if f := strings.Fields(l); len(f) == 2 {
+			out[f[1]] = f[0]
+		}
 	}
-	return f[0]
+	return out
 }

@@ -15,6 +15,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/bluekeyes/go-gitdiff/gitdiff"
 )
 
 // OtherPathsFile is the file a reduced commit changes when its real commit
@@ -155,7 +157,10 @@ func ReadHistory(path string) ([]Node, error) {
 }
 
 // Build rebuilds nodes in the bare repository gitDir (created if missing)
-// and returns each node's commit id, by node number (index 0 unused).
+// with one `git fast-import`, and returns each node's commit id, by node
+// number (index 0 unused). Each node's files are its first parent's (none
+// for a snapshot) with its diff applied (go-gitdiff), plus OtherPathsFile
+// holding the real id when the real commit touched other files.
 func Build(ctx context.Context, gitDir string, nodes []Node) ([]string, error) {
 	if _, err := os.Stat(gitDir); err != nil {
 		if err := os.MkdirAll(gitDir, 0o755); err != nil {
@@ -165,69 +170,128 @@ func Build(ctx context.Context, gitDir string, nodes []Node) ([]string, error) {
 			return nil, err
 		}
 	}
-	index := filepath.Join(gitDir, "corpus-index")
-	defer os.Remove(index)
-	ids := make([]string, len(nodes)+1)
+	trees := make([]map[string]file, len(nodes)+1)
+	var stream bytes.Buffer
 	for _, nd := range nodes {
-		idx := []string{"GIT_INDEX_FILE=" + index}
-		base := []string{"read-tree", "--empty"}
+		files := map[string]file{}
 		if len(nd.Parents) > 0 && nd.Kind != KindSnapshot {
-			base = []string{"read-tree", ids[nd.Parents[0]]}
-		}
-		if _, err := git(ctx, gitDir, idx, nil, base...); err != nil {
-			return nil, err
-		}
-		if len(nd.Diff) > 0 {
-			if _, err := git(ctx, gitDir, idx, nd.Diff, "apply", "--cached", "--binary", "--whitespace=nowarn"); err != nil {
-				return nil, fmt.Errorf("node %d (%s): %w", nd.N, nd.Real, err)
+			for p, f := range trees[nd.Parents[0]] {
+				files[p] = f
 			}
+		}
+		if err := applyDiff(files, nd); err != nil {
+			return nil, err
 		}
 		if nd.OtherPaths {
-			blob, err := git(ctx, gitDir, nil, []byte(nd.Real+"\n"), "hash-object", "-w", "--stdin")
-			if err != nil {
-				return nil, err
+			files[OtherPathsFile] = file{mode: "100644", data: []byte(nd.Real + "\n")}
+		}
+		trees[nd.N] = files
+		fmt.Fprintf(&stream, "commit refs/corpus/%d\nmark :%d\nauthor %s\ncommitter %s\ndata %d\n%s\n",
+			nd.N, nd.N, nd.Author, nd.Committer, len(nd.Message), nd.Message)
+		for i, p := range nd.Parents {
+			kw := "merge"
+			if i == 0 {
+				kw = "from"
 			}
-			if _, err := git(ctx, gitDir, idx, nil, "update-index", "--add", "--cacheinfo", "100644,"+blob+","+OtherPathsFile); err != nil {
-				return nil, err
-			}
+			fmt.Fprintf(&stream, "%s :%d\n", kw, p)
 		}
-		tree, err := git(ctx, gitDir, idx, nil, "write-tree")
-		if err != nil {
-			return nil, err
+		stream.WriteString("deleteall\n")
+		paths := make([]string, 0, len(files))
+		for p := range files {
+			paths = append(paths, p)
 		}
-		args := []string{"commit-tree", tree}
-		for _, p := range nd.Parents {
-			args = append(args, "-p", ids[p])
+		sort.Strings(paths)
+		for _, p := range paths {
+			f := files[p]
+			fmt.Fprintf(&stream, "M %s inline %s\ndata %d\n", f.mode, quotePath(p), len(f.data))
+			stream.Write(f.data)
+			stream.WriteString("\n")
 		}
-		env, err := identEnv(nd)
-		if err != nil {
-			return nil, err
+		stream.WriteString("\n")
+	}
+	marks := filepath.Join(gitDir, "corpus-marks")
+	defer os.Remove(marks)
+	if _, err := git(ctx, gitDir, nil, stream.Bytes(), "fast-import", "--quiet", "--date-format=raw", "--export-marks="+marks); err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(marks)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(nodes)+1)
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		m, id, ok := strings.Cut(l, " ")
+		n, err := strconv.Atoi(strings.TrimPrefix(m, ":"))
+		if !ok || err != nil || n < 1 || n > len(nodes) {
+			return nil, fmt.Errorf("fast-import marks: bad line %q", l)
 		}
-		id, err := git(ctx, gitDir, env, []byte(nd.Message), args...)
-		if err != nil {
-			return nil, err
-		}
-		ids[nd.N] = id
+		ids[n] = id
+	}
+	// fast-import needs a ref per commit; the caller names its own.
+	var del bytes.Buffer
+	for _, nd := range nodes {
+		fmt.Fprintf(&del, "delete refs/corpus/%d\n", nd.N)
+	}
+	if _, err := git(ctx, gitDir, nil, del.Bytes(), "update-ref", "--stdin"); err != nil {
+		return nil, err
 	}
 	return ids, nil
 }
 
-// identEnv is the environment that gives commit-tree the node's identities
-// and dates.
-func identEnv(nd Node) ([]string, error) {
-	var env []string
-	for _, who := range []struct{ prefix, v string }{{"AUTHOR", nd.Author}, {"COMMITTER", nd.Committer}} {
-		lt := strings.LastIndex(who.v, "<")
-		gt := strings.LastIndex(who.v, ">")
-		if lt < 0 || gt < lt {
-			return nil, fmt.Errorf("node %d: bad identity %q", nd.N, who.v)
-		}
-		env = append(env,
-			"GIT_"+who.prefix+"_NAME="+strings.TrimSpace(who.v[:lt]),
-			"GIT_"+who.prefix+"_EMAIL="+who.v[lt+1:gt],
-			"GIT_"+who.prefix+"_DATE="+strings.TrimSpace(who.v[gt+1:]))
+// file is one file of a node's tree.
+type file struct {
+	mode string
+	data []byte
+}
+
+// applyDiff applies nd.Diff to files, in place.
+func applyDiff(files map[string]file, nd Node) error {
+	if len(nd.Diff) == 0 {
+		return nil
 	}
-	return env, nil
+	fds, _, err := gitdiff.Parse(bytes.NewReader(nd.Diff))
+	if err != nil {
+		return fmt.Errorf("node %d (%s): parsing its diff: %w", nd.N, nd.Real, err)
+	}
+	before := map[string]file{}
+	for p, f := range files {
+		before[p] = f
+	}
+	for _, fd := range fds {
+		src, ok := before[fd.OldName]
+		if fd.IsNew {
+			src = file{}
+		} else if !ok {
+			return fmt.Errorf("node %d (%s): %s is not in its parent", nd.N, nd.Real, fd.OldName)
+		}
+		var out bytes.Buffer
+		if err := gitdiff.Apply(&out, bytes.NewReader(src.data), fd); err != nil {
+			return fmt.Errorf("node %d (%s): %w", nd.N, nd.Real, err)
+		}
+		if fd.IsRename || fd.IsDelete {
+			delete(files, fd.OldName)
+		}
+		if fd.IsDelete {
+			continue
+		}
+		mode := src.mode
+		if fd.NewMode != 0 {
+			mode = fmt.Sprintf("%o", fd.NewMode)
+		}
+		if mode == "" {
+			mode = "100644"
+		}
+		files[fd.NewName] = file{mode: mode, data: out.Bytes()}
+	}
+	return nil
+}
+
+// quotePath quotes a path for fast-import when it needs it.
+func quotePath(p string) string {
+	if !strings.ContainsAny(p, "\" \n\\") {
+		return p
+	}
+	return strconv.Quote(p)
 }
 
 // git runs the git CLI on gitDir with no user or system configuration.
@@ -377,7 +441,8 @@ func ReadCase(dir string) (*Case, error) {
 	return c, nil
 }
 
-// ReadAll reads every case directory under root, in name order.
+// ReadAll reads every case directory under root, in name order, leaving
+// out NAME.tmp (a case hack/cut-corpus.sh is writing).
 func ReadAll(root string) ([]*Case, error) {
 	ents, err := os.ReadDir(root)
 	if err != nil {
@@ -385,7 +450,7 @@ func ReadAll(root string) ([]*Case, error) {
 	}
 	var out []*Case
 	for _, e := range ents {
-		if !e.IsDir() {
+		if !e.IsDir() || strings.HasSuffix(e.Name(), ".tmp") { // .tmp: a case the cutter is writing
 			continue
 		}
 		c, err := ReadCase(filepath.Join(root, e.Name()))
