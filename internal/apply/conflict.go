@@ -105,10 +105,15 @@ func conflictProblem(file string, fp *filePatch, nth int, fr *fragment, orig []i
 		nearLine = start + 1
 	}
 	kind := KindConflict
-	if f, at := fuzzMatch(orig, fr); f > 0 {
+	if f, at := fuzzMatch(orig, fr, expect); f > 0 {
 		kind = KindFuzz
 		msg = fmt.Sprintf("hunk #%d of %s applies only with fuzz %d (GNU patch, at line %d); git apply rejects it: refresh the patch",
 			nth, fp.name(), f, at+1)
+		// Show the place GNU patch applies it at.
+		nearLine, actual = at+1, nil
+		for i := at; i < len(orig) && i < at+len(pre); i++ {
+			actual = append(actual, displayLine(orig[i].s))
+		}
 	}
 	return Problem{
 		Kind:     kind,
@@ -130,9 +135,11 @@ const MaxFuzz = 2
 // patch's fuzz: ignoring up to f (1..MaxFuzz) of its leading and of its
 // trailing context lines, its remaining context and removed lines match the
 // file somewhere. It returns the smallest such f and the 0-based line where
-// the kept lines start, or 0 when none does. A hunk without context has no
-// fuzz to give.
-func fuzzMatch(orig []imgLine, fr *fragment) (fuzz, at int) {
+// GNU patch applies the hunk (the start of its preimage, ignored lines
+// included), or 0 when none does. Like GNU patch, it looks at the hunk's own
+// place (expect, 0-based) first, then one line after, one before, two after,
+// and so on. A hunk without context has no fuzz to give.
+func fuzzMatch(orig []imgLine, fr *fragment, expect int) (fuzz, at int) {
 	var pre []string
 	lead, trail, seenChange := 0, 0, false
 	for l := range fr.all() {
@@ -160,16 +167,24 @@ func fuzzMatch(orig []imgLine, fr *fragment) (fuzz, at int) {
 		if len(kept) == 0 {
 			continue
 		}
-		for i := 0; i+len(kept) <= len(orig); i++ {
-			match := true
+		matches := func(start int) bool {
+			i := start + dl
+			if i < 0 || i+len(kept) > len(orig) {
+				return false
+			}
 			for k, s := range kept {
 				if orig[i+k].s != s {
-					match = false
-					break
+					return false
 				}
 			}
-			if match {
-				return f, i
+			return true
+		}
+		for off := 0; off <= len(orig)+len(pre); off++ {
+			if matches(expect + off) {
+				return f, max(expect+off, 0)
+			}
+			if off > 0 && matches(expect-off) {
+				return f, max(expect-off, 0)
 			}
 		}
 	}

@@ -49,10 +49,10 @@ func oracle(t *testing.T, r *gittest.Repo, rep *Report, patches []string) {
 			units := splitUnits(parsed[i])
 			for n, h := range got.Hunks {
 				hrev, hfwd := check(write(fmt.Sprintf("%04d-%d.diff", i+1, n), string(units[n].patch.Raw)))
-				want := map[string]string{ViaReverseApply: "rev", ViaLines: "neither"}[h.Via]
+				want := map[string]string{ViaReverseApply: "rev", ViaLines: "neither", ViaLanded: "neither"}[h.Via]
 				if h.Status == StatusApplies {
 					want = "fwd"
-				} else if h.Status == StatusConflict {
+				} else if h.Status == StatusConflict || h.Status == StatusHunkSuperseded {
 					want = "neither"
 				}
 				gotGit := "neither"
@@ -133,7 +133,7 @@ func TestCheckCarriedAfterNearbyEdits(t *testing.T) {
 		{"v1.1.0", ViaReverseApply, land, ""},
 		{"v1.2.0", ViaCarried, land, "present/reverse-apply present/reverse-apply present/lines"},
 		{"v1.3.0", ViaCarried, land, "present/lines present/reverse-apply present/lines"},
-		{"v1.4.0", ViaHunks, "", "present/lines applies/ present/lines"},
+		{"v1.4.0", ViaHunks, land, "present/lines applies/ present/lines"},
 		{"v1.5.0", ViaApply, "", "conflict/ applies/ conflict/"},
 	}
 	for _, tt := range tests {
@@ -150,7 +150,7 @@ func TestCheckCarriedAfterNearbyEdits(t *testing.T) {
 	if p := rep.Patches[0]; p.ObsoletedBy != "v1.0.1" || p.Commit != pick || p.NeededAgainAt != "v1.4.0" {
 		t.Errorf("obsoletedBy %q commit %q neededAgainAt %q; want v1.0.1 %s v1.4.0", p.ObsoletedBy, p.Commit, p.NeededAgainAt, pick)
 	}
-	if ev := result(t, rep, 0, "v1.2.0").Evidence; !strings.Contains(ev, "landed it") || !strings.Contains(ev, "2 reverse-apply, 1 by their lines") {
+	if ev := result(t, rep, 0, "v1.2.0").Evidence; !strings.Contains(ev, Short(land)) || !strings.Contains(ev, "2 reverse-apply, 1 by their lines") {
 		t.Errorf("v1.2.0 evidence = %q, want the landing commit and how each hunk is there", ev)
 	}
 	if ev := result(t, rep, 0, "v1.5.0").Evidence; strings.Contains(ev, "already upstream") {
@@ -285,7 +285,7 @@ func TestCheckRemovalSuperseded(t *testing.T) {
 	land := r.Commit("drop the strict check")
 	r.Write("b.go", removalMoved)
 	r.Write("c.go", removalGone)
-	r.Commit("move the check in b, drop Handle in c")
+	moved := r.Commit("move the check in b, drop Handle in c")
 	r.Tag("v1.1.0")
 
 	rep := scan{pin: "v1.0.0", releases: "v*", patches: patches}.run(t, r.URL())
@@ -295,7 +295,7 @@ func TestCheckRemovalSuperseded(t *testing.T) {
 	}{
 		{0, StatusSuperseded, ViaCarried, land},
 		{1, StatusConflict, ViaApply, ""},
-		{2, StatusPartial, ViaHunks, ""},
+		{2, StatusPartial, ViaHunks, moved},
 	}
 	for _, tt := range tests {
 		res := result(t, rep, tt.patch, "v1.1.0")

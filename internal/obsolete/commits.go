@@ -103,34 +103,29 @@ func (c *checker) predicate(k predKey) (bool, error) {
 	return v, nil
 }
 
-// result adds the commit evidence of ref to a verdict. A verdict that rests
-// on lines (a hunk there by its lines, or the share of changed lines) holds
-// only when a commit of the ref that landed them is found; else those hunks
-// count as not there.
+// result adds the commit evidence of ref to a verdict: for a patch that
+// reverse-applies, the commit that brought it; for one that neither applies
+// nor reverse-applies, what upstream carries decides (see decide).
 func (c *checker) result(ref Ref, i int, v verdict, hit *commit) (Result, error) {
 	r := Result{
 		Ref: ref.Name, Status: v.status, Via: v.via,
 		Offsets: v.offsets, Hunks: append([]Hunk(nil), v.hunks...), AddedLines: v.lines, Conflict: v.conflict,
 	}
-	var cm *commit
-	var err error
 	switch {
-	case v.status == StatusPresent && v.via == ViaCarried:
-		cm, err = c.carriedBy(&r, i, ref, v)
-	case v.status == StatusPartial:
-		err = c.checkPartial(&r, i, ref, v)
-	case v.status == StatusPresent:
-		cm, err = c.presentBy(i, ref, hit)
-	case v.status == StatusSuperseded:
-		if cm, err = c.introducer(i, ref, predLines, 0); err == nil && cm == nil {
-			r.Status, r.Via = StatusConflict, ViaApply
+	case v.status == StatusApplies:
+	case v.status == StatusPresent && v.via == ViaReverseApply:
+		cm, err := c.presentBy(i, ref, hit)
+		if err != nil {
+			return Result{}, err
 		}
-	}
-	if err != nil {
-		return Result{}, err
-	}
-	if cm != nil {
-		r.Commit, r.Subject = cm.id, cm.subject
+		if cm != nil {
+			r.Commit, r.Subject = cm.id, cm.subject
+			r.Commits = []Carrier{{Commit: cm.id, Subject: cm.subject}}
+		}
+	default:
+		if err := c.decide(&r, i, ref, v, hit); err != nil {
+			return Result{}, err
+		}
 	}
 	if r.Status == StatusConflict {
 		r.Offsets = nil
@@ -155,67 +150,4 @@ func (c *checker) presentBy(i int, ref Ref, hit *commit) (*commit, error) {
 		return nil, err
 	}
 	return c.introducer(i, ref, predLines, 0)
-}
-
-// carriedBy decides a patch whose every hunk is there, some only by their
-// lines: the commit after which every hunk is there must be in the ref;
-// the patch is present when it reverse-applies at that commit (upstream
-// landed this very change), else superseded. Without that commit, the hunks
-// there by their lines count as not there.
-func (c *checker) carriedBy(r *Result, i int, ref Ref, v verdict) (*commit, error) {
-	cm, err := c.introducer(i, ref, predCarried, 0)
-	if err != nil {
-		return nil, err
-	}
-	if cm == nil {
-		demote(r, v)
-		return nil, nil
-	}
-	same, err := c.predicate(predKey{patch: i, commit: c.h.index[cm.id], kind: predReverse})
-	if err != nil {
-		return nil, err
-	}
-	if !same {
-		r.Status = StatusSuperseded
-	}
-	return cm, nil
-}
-
-// checkPartial requires, for each hunk of a partial patch that is there by
-// its lines, the commit after which it is there; a hunk without one counts
-// as not there.
-func (c *checker) checkPartial(r *Result, i int, ref Ref, v verdict) error {
-	demoted := false
-	for k, h := range r.Hunks {
-		if h.Status != StatusPresent || h.Via != ViaLines {
-			continue
-		}
-		cm, err := c.introducer(i, ref, predUnit, k)
-		if err != nil {
-			return err
-		}
-		if cm == nil {
-			r.Hunks[k].Status, r.Hunks[k].Via = StatusConflict, ""
-			demoted = true
-		}
-	}
-	if demoted && countHunks(r.Hunks, StatusPresent, "") == 0 {
-		r.Status, r.Via, r.Conflict = StatusConflict, ViaApply, v.conflict
-	}
-	return nil
-}
-
-// demote turns the hunks of r there only by their lines into conflicts, and
-// r into partial or conflict accordingly.
-func demote(r *Result, v verdict) {
-	for k := range r.Hunks {
-		if r.Hunks[k].Via == ViaLines {
-			r.Hunks[k].Status, r.Hunks[k].Via = StatusConflict, ""
-		}
-	}
-	if countHunks(r.Hunks, StatusPresent, "") > 0 {
-		r.Status, r.Via = StatusPartial, ViaHunks
-		return
-	}
-	r.Status, r.Via, r.Conflict = StatusConflict, ViaApply, v.conflict
 }

@@ -9,29 +9,22 @@
 //  1. present: it reverse-applies cleanly;
 //  2. applies: it applies (and is applied for the next patches);
 //  3. hunk by hunk, each hunk is there (it reverse-applies, or its lines are
-//     there in its own context, see carried.go), applies, or conflicts:
-//     every hunk there is present (with a commit that has the patch's
-//     patch-id (git patch-id --stable), or when every hunk reverse-applies),
-//     else present or superseded as the patch did or did not reverse-apply
-//     at the commit after which every hunk is there; some hunks there is
-//     partial (the applying ones are applied for the next patches);
-//  4. superseded: no hunk is there, but at least two thirds
+//     there in its own context, see carried.go), applies, or conflicts; the
+//     applying hunks of a patch with some hunk there are applied for the
+//     next patches. Then what upstream carries decides (decide, landing.go):
+//     a commit of the ref with the patch's patch-id (git patch-id --stable)
+//     makes it present until a hunk is reverted; else each hunk gets the
+//     commit that landed it, and the patch is present or superseded when
+//     every hunk is carried, superseded when the other hunks sit in regions
+//     the landing commits rewrote, partial when some are carried;
+//  4. superseded: no hunk is carried, but at least two thirds
 //     (SupersededShare) of its significant changed lines are upstream
-//     (added lines there, removed lines gone; see LineMatch);
+//     (added lines there, removed lines gone; see LineMatch), with the
+//     commit after which they are;
 //  5. conflict, with the first failing hunk.
 //
-// A verdict that rests on lines holds only when the range has the commit
-// that landed them, reachable from the ref; a change upstream reverted is
-// no longer there by its lines, so it is needed again.
-//
-// The tree decides before the patch-id, so that a change reverted after a
-// release applies again even though the commit that brought it is still in
-// the history.
-//
-// For present and superseded, the result names the upstream commit that
-// carries the change: the patch-id commit, else the commit of the range,
-// oldest first among those touching the patch's files, after which the
-// change is there for good.
+// Every status where any of the change is upstream names the commits that
+// carry it, per hunk (Result.Commits, Hunk.Commit).
 //
 // The patch-ids of the upstream commits are computed once per run, from one
 // `git log -p` of the range limited to the series' paths (a commit with the

@@ -43,6 +43,9 @@ type checker struct {
 	changed map[int][]changedFile
 	pinText map[string]*lines
 	pred    map[predKey]bool
+	ustate  map[unitKey]unitAt
+	// pinCommit is the pin's commit.
+	pinCommit string
 }
 
 // verdict is what the trees say about one patch at one ref; the commit
@@ -54,6 +57,9 @@ type verdict struct {
 	hunks    []Hunk
 	lines    *LineMatch
 	conflict *apply.Problem
+	// problems are, per hunk in conflict, why it does not apply (nil for
+	// the others).
+	problems []*apply.Problem
 }
 
 var noWS = apply.WithoutWhitespaceCheck()
@@ -73,6 +79,9 @@ func newChecker(ctx context.Context, g gitRunner, in Input, refs []Ref, h *histo
 		changed: map[int][]changedFile{},
 		pinText: map[string]*lines{},
 		pred:    map[predKey]bool{},
+		ustate:  map[unitKey]unitAt{},
+
+		pinCommit: in.PinCommit,
 	}
 	touched := map[string]bool{}
 	for _, p := range in.Patches {
@@ -242,11 +251,11 @@ func (c *checker) verdict(state *apply.Applier, snap tree.Source, i int, patchID
 	if fwd.Status == apply.StatusApplied {
 		return verdict{status: StatusApplies, via: ViaApply, offsets: fwd.Hunks}, nil
 	}
-	hunks, kind, offsets, err := c.byHunks(state, i)
+	hunks, kind, offsets, problems, err := c.byHunks(state, i)
 	if err != nil {
 		return verdict{}, err
 	}
-	v := verdict{hunks: hunks, offsets: offsets}
+	v := verdict{hunks: hunks, offsets: offsets, problems: problems}
 	if len(fwd.Errors) > 0 {
 		pr := fwd.Errors[0]
 		v.conflict = &pr
@@ -329,20 +338,23 @@ func (c *checker) unitsOf(i int) []unit {
 // carried.go), else applied if it applies, else in conflict. When every unit
 // is present, the patch is present; when some are and the others are not,
 // it is partial, and its applying units are applied to state too.
-func (c *checker) byHunks(state *apply.Applier, i int) ([]Hunk, string, []apply.HunkResult, error) {
+func (c *checker) byHunks(state *apply.Applier, i int) ([]Hunk, string, []apply.HunkResult, []*apply.Problem, error) {
 	us := c.unitsOf(i)
 	if us == nil {
-		return nil, "", nil, nil
+		return nil, "", nil, nil, nil
 	}
 	scratch := apply.New(state, noWS)
 	hunks := make([]Hunk, 0, len(us))
+	problems := make([]*apply.Problem, len(us))
 	var applying []int
 	present := 0
+	nth := map[string]int{}
 	for k, u := range us {
 		h := Hunk{Path: u.path, Hunk: u.hunk, Line: u.line}
+		nth[u.path]++
 		via, err := c.unitThere(u, scratch)
 		if err != nil {
-			return nil, "", nil, err
+			return nil, "", nil, nil, err
 		}
 		if via != "" {
 			h.Status, h.Via = StatusPresent, via
@@ -352,7 +364,7 @@ func (c *checker) byHunks(state *apply.Applier, i int) ([]Hunk, string, []apply.
 		}
 		f := scratch.Apply(u.patch)
 		if f.Err != nil {
-			return nil, "", nil, f.Err
+			return nil, "", nil, nil, f.Err
 		}
 		if f.Status == apply.StatusApplied {
 			h.Status = StatusApplies
@@ -362,6 +374,9 @@ func (c *checker) byHunks(state *apply.Applier, i int) ([]Hunk, string, []apply.
 			applying = append(applying, k)
 		} else {
 			h.Status = StatusConflict
+			if len(f.Errors) > 0 {
+				problems[k] = unitProblem(f.Errors[0], u, nth[u.path])
+			}
 		}
 		hunks = append(hunks, h)
 	}
@@ -369,22 +384,35 @@ func (c *checker) byHunks(state *apply.Applier, i int) ([]Hunk, string, []apply.
 	case present == 0:
 		// Nothing is there; each hunk may apply alone but not the patch
 		// whole: a conflict.
-		return hunks, "", nil, nil
+		return hunks, "", nil, problems, nil
 	case present == len(us):
-		return hunks, StatusPresent, nil, nil
+		return hunks, StatusPresent, nil, problems, nil
 	}
 	var offsets []apply.HunkResult
 	for _, k := range applying {
 		r := state.Apply(us[k].patch)
 		if r.Err != nil {
-			return nil, "", nil, fmt.Errorf("%s: applying the hunk at line %d: %w", c.patches[i].Path, us[k].line, r.Err)
+			return nil, "", nil, nil, fmt.Errorf("%s: applying the hunk at line %d: %w", c.patches[i].Path, us[k].line, r.Err)
 		}
 		if r.Status != apply.StatusApplied {
-			return nil, "", nil, fmt.Errorf("%s: hunk at line %d applied on its own but not after the others", c.patches[i].Path, us[k].line)
+			return nil, "", nil, nil, fmt.Errorf("%s: hunk at line %d applied on its own but not after the others", c.patches[i].Path, us[k].line)
 		}
 		offsets = append(offsets, r.Hunks...)
 	}
-	return hunks, StatusPartial, offsets, nil
+	return hunks, StatusPartial, offsets, problems, nil
+}
+
+// unitProblem turns the problem of unit u, tested alone, into the problem of
+// its hunk in the whole patch: the hunk's line in the patch file, and its
+// number among its file's hunks (nth).
+func unitProblem(pr apply.Problem, u unit, nth int) *apply.Problem {
+	if u.hunk != "" {
+		pr.Line = u.line
+		if rest, ok := strings.CutPrefix(pr.Message, "hunk #1 "); ok {
+			pr.Message = fmt.Sprintf("hunk #%d %s", nth, rest)
+		}
+	}
+	return &pr
 }
 
 // unitThere says how unit u's change is in src: ViaReverseApply when it

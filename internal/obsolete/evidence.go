@@ -32,13 +32,13 @@ func evidence(r Result, patchID bool) string {
 	case StatusPresent:
 		switch r.Via {
 		case ViaPatchID:
-			return fmt.Sprintf("%s has the same patch-id and every hunk is still there (%s); the patch does not reverse-apply (upstream's context differs)", cp, hunkVias(r.Hunks))
+			return fmt.Sprintf("%s has the same patch-id (git patch-id --stable), and no hunk was reverted since (%s); the patch does not reverse-apply (upstream's context differs)", cp, hunkVias(r.Hunks))
 		case ViaCarried:
-			return fmt.Sprintf("%s landed it (the patch reverse-applies there), and every hunk is still there (%s)", cp, hunkVias(r.Hunks))
+			return fmt.Sprintf("every hunk is upstream (%s): %s", hunkVias(r.Hunks), carrierPhrase(r.Commits))
 		case ViaHunks:
 			s := "every hunk reverse-applies on its own"
-			if cp != "" {
-				s += "; " + cp + " brought the change"
+			if len(r.Commits) > 0 {
+				s += "; " + carrierPhrase(r.Commits)
 			}
 			return s
 		default:
@@ -58,6 +58,9 @@ func evidence(r Result, patchID bool) string {
 		return "applies cleanly"
 	case StatusPartial:
 		s := "hunks already upstream: " + hunkList(r.Hunks, StatusPresent)
+		if len(r.Commits) > 0 {
+			s += " (" + carrierPhrase(r.Commits) + ")"
+		}
 		if l := hunkList(r.Hunks, StatusApplies); l != "" {
 			s += "; hunks that still apply: " + l
 		}
@@ -66,8 +69,15 @@ func evidence(r Result, patchID bool) string {
 		}
 		return s
 	case StatusSuperseded:
-		if r.Via == ViaCarried {
-			return fmt.Sprintf("applies in neither direction, but every hunk's change is there (%s); %s landed upstream's own version", hunkVias(r.Hunks), cp)
+		switch r.Via {
+		case ViaCarried:
+			return fmt.Sprintf("applies in neither direction, but every hunk's change is there (%s); %s", hunkVias(r.Hunks), carrierPhrase(r.Commits))
+		case ViaRewritten:
+			s := fmt.Sprintf("upstream made the change its own way: %s", carrierPhrase(r.Commits))
+			if r.AddedLines != nil {
+				s += "; " + lineMatchPhrase(*r.AddedLines)
+			}
+			return s
 		}
 		s := "applies in neither direction, but " + lineMatchPhrase(*r.AddedLines)
 		if cp != "" {
@@ -84,6 +94,9 @@ func evidence(r Result, patchID bool) string {
 		}
 		if l := hunkList(r.Hunks, StatusPresent); l != "" {
 			s += "; already upstream: " + l
+		}
+		if len(r.Commits) > 0 {
+			s += "; " + carrierPhrase(r.Commits)
 		}
 		if r.AddedLines != nil && r.AddedLines.Present > 0 {
 			s += "; " + lineMatchPhrase(*r.AddedLines)
@@ -115,14 +128,20 @@ func hunkList(hs []Hunk, status string) string {
 
 // hunkVias says how the present hunks were found.
 func hunkVias(hs []Hunk) string {
-	rev, lines := countHunks(hs, StatusPresent, ViaReverseApply), countHunks(hs, StatusPresent, ViaLines)
-	switch {
-	case lines == 0:
-		return fmt.Sprintf("%d reverse-apply", rev)
-	case rev == 0:
-		return fmt.Sprintf("%d by their lines in their own context", lines)
+	var out []string
+	for _, v := range []struct{ via, say string }{
+		{ViaReverseApply, "reverse-apply"},
+		{ViaLines, "by their lines in their own context"},
+		{ViaLanded, "landed, with upstream edits around them since"},
+	} {
+		if n := countHunks(hs, StatusPresent, v.via); n > 0 || v.via == ViaReverseApply && len(out) == 0 && countHunks(hs, StatusPresent, "") == 0 {
+			out = append(out, fmt.Sprintf("%d %s", n, v.say))
+		}
 	}
-	return fmt.Sprintf("%d reverse-apply, %d by their lines in their own context", rev, lines)
+	if len(out) == 0 {
+		return "0 reverse-apply"
+	}
+	return strings.Join(out, ", ")
 }
 
 func hunkName(h Hunk) string {

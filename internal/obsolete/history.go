@@ -38,6 +38,8 @@ type history struct {
 type commit struct {
 	id      string
 	parents []int // parents inside the range
+	// parent is the first parent's id ("" for a root commit).
+	parent string
 	// onPin: the pin is a parent of the commit.
 	onPin bool
 	// Set for relevant commits only.
@@ -45,7 +47,14 @@ type commit struct {
 	subject  string
 	patchID  string
 	paths    map[string]bool
+	// changed are, per path it modifies, the line ranges of the parent's
+	// file that its diff changes (see logEntry.Changed).
+	changed map[string][]lineRange
 }
+
+// lineRange is a range of a file's lines, 1-based, to exclusive: lines it
+// removes, or (From == To) the place before line From where it adds lines.
+type lineRange struct{ From, To int }
 
 type bitset []uint64
 
@@ -136,6 +145,9 @@ func loadRange(ctx context.Context, g gitRunner, pin string, tips []string) (*hi
 		h.index[f[0]] = i
 	}
 	for i, f := range lines {
+		if len(f) > 1 {
+			h.commits[i].parent = f[1]
+		}
 		for _, p := range f[1:] {
 			if p == pin {
 				h.commits[i].onPin = true
@@ -187,6 +199,7 @@ func (h *history) loadPatchIDs(ctx context.Context, g gitRunner, pin string, tip
 		for _, p := range e.Paths {
 			c.paths[p] = true
 		}
+		c.changed = e.Changed
 	}
 	for i, c := range h.commits {
 		if !c.relevant {
@@ -205,6 +218,9 @@ type logEntry struct {
 	ID, Subject string
 	PatchID     string // "" when the diff has none
 	Paths       []string
+	// Changed are, per old path of a modified file, the line ranges of the
+	// parent's file that the diff removes lines from or adds lines at.
+	Changed map[string][]lineRange
 }
 
 // readLog reads the output of loadPatchIDs' `git log -p`: each commit's id,
@@ -214,6 +230,7 @@ func readLog(r io.Reader) ([]logEntry, error) {
 	var cur *logEntry
 	var paths map[string]bool
 	var buf bytes.Buffer
+	var ranges rangeReader
 	flush := func() {
 		if cur == nil {
 			return
@@ -225,6 +242,7 @@ func readLog(r io.Reader) ([]logEntry, error) {
 			cur.Paths = append(cur.Paths, p)
 		}
 		sort.Strings(cur.Paths)
+		cur.Changed = ranges.done()
 		entries = append(entries, *cur)
 		buf.Reset()
 		cur = nil
@@ -241,7 +259,9 @@ func readLog(r io.Reader) ([]logEntry, error) {
 				paths = map[string]bool{}
 			} else if cur != nil {
 				buf.Write(line)
-				notePaths(paths, line)
+				if !ranges.line(line) {
+					notePaths(paths, line)
+				}
 			}
 		}
 		if err == io.EOF {
@@ -253,6 +273,93 @@ func readLog(r io.Reader) ([]logEntry, error) {
 	}
 	flush()
 	return entries, nil
+}
+
+// rangeReader collects, from one commit's diff, the line ranges of each
+// modified file that the diff changes (removed lines, and the places where it
+// adds lines), in the parent's numbering.
+type rangeReader struct {
+	path         string // the old path of the file diff being read; "" for none
+	old, oldLeft int    // the next old line, and how many old lines the hunk has left
+	newLeft      int
+	out          map[string][]lineRange
+}
+
+// line reads one diff line; it reports whether the line was a hunk's body
+// line (so no header).
+func (rr *rangeReader) line(b []byte) bool {
+	s := strings.TrimRight(string(b), "\r\n")
+	if rr.oldLeft > 0 || rr.newLeft > 0 {
+		switch {
+		case strings.HasPrefix(s, "-"):
+			rr.add(rr.old, rr.old+1)
+			rr.old++
+			rr.oldLeft--
+		case strings.HasPrefix(s, "+"):
+			rr.add(rr.old, rr.old)
+			rr.newLeft--
+		case strings.HasPrefix(s, "\\"):
+		default:
+			rr.old++
+			rr.oldLeft--
+			rr.newLeft--
+		}
+		return true
+	}
+	switch {
+	case strings.HasPrefix(s, "diff --git "):
+		rr.path = ""
+	case strings.HasPrefix(s, "--- a/"):
+		rr.path = strings.TrimSuffix(s[len("--- a/"):], "\t")
+	case strings.HasPrefix(s, `--- "a/`):
+		if u, err := strconv.Unquote(strings.TrimSuffix(s[4:], "\t")); err == nil {
+			rr.path = u[2:]
+		}
+	case strings.HasPrefix(s, "--- "):
+		rr.path = ""
+	case strings.HasPrefix(s, "@@ -"):
+		var a, b, c, d int
+		if n, _ := fmt.Sscanf(s, "@@ -%d,%d +%d,%d @@", &a, &b, &c, &d); n == 4 {
+		} else if n, _ := fmt.Sscanf(s, "@@ -%d +%d,%d @@", &a, &c, &d); n == 3 {
+			b = 1
+		} else if n, _ := fmt.Sscanf(s, "@@ -%d,%d +%d @@", &a, &b, &c); n == 3 {
+			d = 1
+		} else if n, _ := fmt.Sscanf(s, "@@ -%d +%d @@", &a, &c); n == 2 {
+			b, d = 1, 1
+		} else {
+			return false
+		}
+		rr.old, rr.oldLeft, rr.newLeft = a, b, d
+		if b == 0 {
+			// A hunk that only adds counts its old start as the line
+			// before the place.
+			rr.old = a + 1
+		}
+	}
+	return false
+}
+
+func (rr *rangeReader) add(from, to int) {
+	if rr.path == "" {
+		return
+	}
+	if rr.out == nil {
+		rr.out = map[string][]lineRange{}
+	}
+	rs := rr.out[rr.path]
+	if n := len(rs); n > 0 && rs[n-1].To >= from {
+		rs[n-1].To = max(rs[n-1].To, to)
+		rr.out[rr.path] = rs
+		return
+	}
+	rr.out[rr.path] = append(rs, lineRange{from, to})
+}
+
+// done returns the ranges read and starts over.
+func (rr *rangeReader) done() map[string][]lineRange {
+	out := rr.out
+	*rr = rangeReader{}
+	return out
 }
 
 // notePaths records the paths a diff header line names.

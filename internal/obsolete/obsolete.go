@@ -16,16 +16,20 @@ const (
 	// StatusApplies: the ref still needs the patch, and it applies.
 	StatusApplies = "applies"
 	// StatusPresent: the change is in the ref: the patch reverse-applies
-	// cleanly; or every hunk's change is still there and a commit of the ref
-	// (and not of the pin) has its patch-id, or landed exactly this change.
+	// cleanly; or a commit of the ref (and not of the pin) has its patch-id
+	// and no hunk was reverted since; or every hunk is carried (landed
+	// verbatim, and at most edited around since).
 	StatusPresent = "present"
 	// StatusPartial: some hunks are in the ref, and the others are not
-	// (they apply, or conflict).
+	// (they apply, or conflict where the commits that landed the others
+	// left the code alone).
 	StatusPartial = "partial"
 	// StatusSuperseded: the patch applies in neither direction, but upstream
-	// landed its own version: every hunk's change is there (see carried.go),
-	// or at least SupersededShare of the patch's significant changed lines
-	// are (added lines there, removed lines gone).
+	// landed its own version: every hunk's change is there (see carried.go);
+	// or some hunks are and the commits that landed them rewrote the regions
+	// of the others (see landing.go); or at least SupersededShare of the
+	// patch's significant changed lines are (added lines there, removed
+	// lines gone).
 	StatusSuperseded = "superseded"
 	// StatusConflict: the patch applies in neither direction and upstream did
 	// not land it: it needs a refresh.
@@ -83,12 +87,19 @@ type Hunk struct {
 	Hunk string `json:"hunk,omitempty"`
 	// Line is its line in the patch file.
 	Line int `json:"line"`
-	// Status is present, applies or conflict.
+	// Status is present, applies or conflict; superseded when the hunk is
+	// not upstream and a commit that landed the patch's other hunks rewrote
+	// its region.
 	Status string `json:"status"`
-	// Via says how a present hunk was found: reverse-apply, or lines.
+	// Via says how a present hunk was found: reverse-apply, lines, or
+	// landed (a commit of the ref landed it and upstream edited the lines
+	// around it since).
 	Via string `json:"via,omitempty"`
 	// Offset is where it applied, for status applies.
 	Offset int `json:"offset,omitempty"`
+	// Commit is the upstream commit that carries it (present), or that
+	// rewrote its region its own way (superseded).
+	Commit string `json:"commit,omitempty"`
 }
 
 // LineMatch counts a patch's significant changed lines and how many of them
@@ -120,6 +131,10 @@ type Result struct {
 	Commit string
 	// Subject is the subject of Commit.
 	Subject string
+	// Commits are the upstream commits that carry the change, or some of
+	// its hunks, with which hunks each carries: for every status where any
+	// of the change is upstream. Commit is the first of them.
+	Commits []Carrier
 	// Evidence says in one sentence why.
 	Evidence string
 	// Offsets are where each hunk applied (applies, and the applying hunks of
@@ -143,7 +158,7 @@ type PatchReport struct {
 	// File is the patch file (series.Patch.Path).
 	File string
 	// ObsoletedBy is the first scanned final release (a tag that is not a
-	// semantic-version prerelease) whose status is present or superseded, ""
+	// prerelease, see IsPrerelease) whose status is present or superseded, ""
 	// if none.
 	ObsoletedBy string
 	// ObsoletedByPrerelease is the first prerelease (v1.34.0-rc.1) that
@@ -281,8 +296,11 @@ func Check(ctx context.Context, in Input, opts ...Option) (*Report, error) {
 			rep.Patches[i].Results = append(rep.Patches[i].Results, results[i])
 		}
 	}
+	isPre := func(tag string) bool {
+		return IsPrerelease(tag, in.Spec.Upstream.Releases, in.Spec.Upstream.Ref)
+	}
 	for i := range rep.Patches {
-		settle(&rep.Patches[i], refs)
+		settle(&rep.Patches[i], refs, isPre)
 	}
 	return rep, nil
 }
@@ -291,7 +309,7 @@ func Check(ctx context.Context, in Input, opts ...Option) (*Report, error) {
 // from the results: the first release carrying the change starts the run;
 // a prerelease is noted and the run goes on to the first final release;
 // the first release after the start that needs the patch again ends it.
-func settle(p *PatchReport, refs []Ref) {
+func settle(p *PatchReport, refs []Ref, isPrerelease func(string) bool) {
 	started := false
 	for k, ref := range refs {
 		if !ref.IsRelease() {

@@ -120,7 +120,7 @@ func TestCheckStatuses(t *testing.T) {
 	}{
 		{name: "applies with offset", patch: 0, status: StatusApplies, via: ViaApply, evidence: "applies with offsets: a.txt @@ -7,7 +7,7 @@ +2"},
 		{name: "present by reverse-apply", patch: 1, status: StatusPresent, via: ViaReverseApply, commit: fx.landC, obsoletedBy: "v1.1.0", evidence: "reverse-applies cleanly"},
-		{name: "partial", patch: 2, status: StatusPartial, via: ViaHunks, evidence: "hunks already upstream: d.txt @@ -1,6 +1,6 @@"},
+		{name: "partial", patch: 2, status: StatusPartial, via: ViaHunks, commit: fx.landD, evidence: "hunks already upstream: d.txt @@ -1,6 +1,6 @@"},
 		{name: "superseded", patch: 3, status: StatusSuperseded, via: ViaCarried, commit: fx.landE, obsoletedBy: "v1.1.0", evidence: "every hunk's change is there (1 by their lines in their own context)"},
 		{name: "conflict", patch: 4, status: StatusConflict, via: ViaApply, evidence: "hunk #1 does not apply"},
 	}

@@ -214,14 +214,68 @@ func newerTags(in Input, h *history, matching []upstream.Tag, tagNames map[strin
 	return semver, other, skipped, nil
 }
 
-// isPrerelease reports whether a tag is a semantic-version prerelease
-// (v1.34.0-rc.1).
-func isPrerelease(name string) bool {
-	if _, ok := upstream.CompareVersions(name, name); !ok {
+// IsPrerelease reports whether a release tag is a prerelease (v1.34.0-rc.1)
+// of a project whose releases the glob releases selects and whose pin is
+// pin. A suffix that the glob names literally ("*-edge") or that the pin
+// carries (26.3.6-edge) is the project's release line, not a prerelease:
+// 26.3.7-edge is a final release there, 26.3.7-rc.1-edge a prerelease.
+func IsPrerelease(name, releases, pin string) bool {
+	pre := prereleasePart(name)
+	if pre == "" {
 		return false
 	}
+	for _, line := range []string{prereleasePart(pin), globSuffix(releases)} {
+		if !isLineSuffix(line) {
+			continue
+		}
+		if pre == line {
+			return false
+		}
+		if rest, ok := strings.CutSuffix(pre, "-"+line); ok && rest != "" {
+			return true
+		}
+	}
+	return true
+}
+
+// isLineSuffix reports whether a version suffix can name a release line:
+// not empty, no digit (rc.1, beta2) and no prerelease word.
+func isLineSuffix(s string) bool {
+	if s == "" || strings.ContainsAny(s, "0123456789") {
+		return false
+	}
+	switch strings.ToLower(s) {
+	case "alpha", "beta", "rc", "pre", "preview", "dev", "snapshot", "nightly":
+		return false
+	}
+	return true
+}
+
+// prereleasePart returns the prerelease part of a semantic version tag
+// ("rc.1" of v1.2.0-rc.1+build), "" for none or for a tag that is not a
+// version.
+func prereleasePart(name string) string {
+	if _, ok := upstream.CompareVersions(name, name); !ok {
+		return ""
+	}
 	core, _, _ := strings.Cut(strings.TrimPrefix(name, "v"), "+")
-	return strings.Contains(core, "-")
+	_, pre, _ := strings.Cut(core, "-")
+	return pre
+}
+
+// globSuffix returns the literal suffix a releases glob ends with after its
+// last '-' ("edge" of "2*-edge"), "" when that part has a wildcard or the
+// glob has no '-'.
+func globSuffix(glob string) string {
+	i := strings.LastIndexByte(glob, '-')
+	if i < 0 {
+		return ""
+	}
+	s := glob[i+1:]
+	if s == "" || strings.ContainsAny(s, "*?[]\\") {
+		return ""
+	}
+	return s
 }
 
 // explicitRefs resolves --refs, fetching those the cache lacks (unless

@@ -49,14 +49,17 @@ type obsoletePatch struct {
 }
 
 type obsoleteResult struct {
-	Ref        string              `json:"ref"`
-	Status     string              `json:"status"`
-	Commit     *string             `json:"commit"`
-	Subject    string              `json:"subject,omitempty"`
-	Via        string              `json:"via"`
-	Evidence   string              `json:"evidence"`
-	Offsets    []apply.HunkResult  `json:"offsets,omitempty"`
-	Hunks      []obsolete.Hunk     `json:"hunks,omitempty"`
+	Ref      string             `json:"ref"`
+	Status   string             `json:"status"`
+	Commit   *string            `json:"commit"`
+	Subject  string             `json:"subject,omitempty"`
+	Via      string             `json:"via"`
+	Evidence string             `json:"evidence"`
+	Offsets  []apply.HunkResult `json:"offsets,omitempty"`
+	Hunks    []obsolete.Hunk    `json:"hunks,omitempty"`
+	// Commits are the upstream commits that carry the change or some of
+	// its hunks, with which hunks each carries or rewrote.
+	Commits    []obsolete.Carrier  `json:"commits,omitempty"`
 	AddedLines *obsolete.LineMatch `json:"addedLines,omitempty"`
 	Conflict   *apply.Problem      `json:"conflict,omitempty"`
 }
@@ -99,7 +102,7 @@ func (o Obsolete) json() obsoleteJSON {
 			jp.Results = append(jp.Results, obsoleteResult{
 				Ref: res.Ref, Status: res.Status, Commit: nullable(res.Commit), Subject: res.Subject,
 				Via: res.Via, Evidence: res.Evidence, Offsets: res.Offsets, Hunks: res.Hunks,
-				AddedLines: res.AddedLines, Conflict: res.Conflict,
+				Commits: res.Commits, AddedLines: res.AddedLines, Conflict: res.Conflict,
 			})
 		}
 		out.Patches = append(out.Patches, jp)
@@ -396,6 +399,14 @@ func textEvidence(b *strings.Builder, r *obsolete.Report) {
 			if !shown {
 				fmt.Fprintf(b, "  %s\n", p.File)
 				shown = true
+			}
+			if c := res.Conflict; c != nil && !conflictShown && res.Status == obsolete.StatusPartial {
+				// What is upstream, and by which commits, first; then the
+				// first hunk that needs a refresh.
+				conflictShown = true
+				fmt.Fprintf(b, "    %s: %s: %s\n", run.refs(r), res.Status, res.Evidence)
+				writeProblem(b, "      ", *c)
+				continue
 			}
 			if c := res.Conflict; c != nil && !conflictShown {
 				// The problem says what the evidence says, and shows the hunk.

@@ -135,7 +135,7 @@ func Target(c *upstream.Cache, s *spec.Spec, to string) (string, error) {
 	}
 	for i := len(rel) - 1; i >= 0; i-- {
 		name := rel[i].Name
-		if isPrerelease(name) {
+		if obsolete.IsPrerelease(name, s.Upstream.Releases, s.Upstream.Ref) {
 			continue
 		}
 		if cmp, ok := upstream.CompareVersions(name, s.Upstream.Ref); ok && cmp <= 0 {
@@ -144,11 +144,6 @@ func Target(c *upstream.Cache, s *spec.Spec, to string) (string, error) {
 		return name, nil
 	}
 	return "", fmt.Errorf("%w than %s matching %q", ErrUpToDate, s.Upstream.Ref, s.Upstream.Releases)
-}
-
-func isPrerelease(tag string) bool {
-	v, _, _ := strings.Cut(tag, "+")
-	return strings.Contains(v, "-")
 }
 
 // Plan computes the upgrade to in.To (resolved and fetched by the caller)
