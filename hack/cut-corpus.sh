@@ -366,6 +366,23 @@ cut_case() {
 		parents[$c]=$ps
 		unset ispar
 	done
+	# A commit or ref that contains the pin upstream contains it here too:
+	# its parents that are ancestors of the pin (the same files as the pin,
+	# since they are its nearest commits touching them) become the pin.
+	if [[ -z ${listed[$pc]:-} ]]; then
+		for c in "${order[@]}" "${synth[@]}"; do
+			[[ $c != "$pc" ]] || continue
+			git --git-dir="$g" merge-base --is-ancestor "$pc" "$c" || continue
+			local np="" rewired=no
+			for q in ${parents[$c]}; do
+				if [[ $q != "$pc" ]] && git --git-dir="$g" merge-base --is-ancestor "$q" "$pc"; then
+					q=$pc
+				fi
+				[[ " $np " == *" $q "* ]] || np+="${np:+ }$q"
+			done
+			parents[$c]=$np
+		done
+	fi
 	# Every root is an ancestor of the pin upstream (it is reachable from the
 	# merge base): make it one here too, or the range would list it.
 	for q in "${roots[@]}"; do
@@ -375,7 +392,31 @@ cut_case() {
 
 	# Write the history file and build the reduced repository with the same
 	# steps the test takes (apply each diff on its first parent's tree).
-	local hist=$dir.tmp/history n=0 all=("${roots[@]}" "${order[@]}" "${synth[@]}")
+	# Number the nodes parents first.
+	local -a all=() pending=("${roots[@]}" "${order[@]}" "${synth[@]}") rest
+	declare -A emitted=()
+	while ((${#pending[@]})); do
+		rest=()
+		local progressed=no ok
+		for c in "${pending[@]}"; do
+			ok=yes
+			for q in ${parents[$c]:-}; do [[ -n ${emitted[$q]:-} ]] || ok=no; done
+			if [[ $ok == yes ]]; then
+				all+=("$c")
+				emitted[$c]=1
+				progressed=yes
+			else
+				rest+=("$c")
+			fi
+		done
+		if [[ $progressed == no ]]; then
+			echo "$name: the reduced history has a cycle" >&2
+			return 1
+		fi
+		pending=("${rest[@]}")
+	done
+	unset emitted
+	local hist=$dir.tmp/history n=0
 	: >"$hist"
 	for c in "${all[@]}"; do
 		n=$((n + 1))

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -211,16 +212,40 @@ func replayCase(t *testing.T, c *corpus.Case) map[string]string {
 	if out, err := exec.Command("git", "--git-dir="+gitDir, "symbolic-ref", "HEAD", "refs/heads/corpus-head").CombinedOutput(); err != nil {
 		t.Fatalf("git symbolic-ref: %v: %s", err, out)
 	}
+	labelled := map[string]string{} // result ref name -> the label's short commit
+	for _, r := range c.Refs {
+		name := r.Name
+		if b := r.Branch(); b != "" {
+			name = b
+		}
+		if r.Commit != "" {
+			labelled[name] = Short(r.Commit)
+		}
+	}
 	rep := scan{pin: pin, releases: c.Releases, branches: branches, patches: []string{string(patch)}}.run(t, "file://"+gitDir)
 	got := map[string]string{}
 	for _, res := range rep.Patches[0].Results {
 		s := res.Status
-		if res.Commit != "" && (res.Status == StatusPresent || res.Status == StatusSuperseded || res.Status == StatusPartial) {
-			id := real[res.Commit]
-			if id == "" {
-				id = "reduced:" + res.Commit
+		if res.Status == StatusPresent || res.Status == StatusSuperseded || res.Status == StatusPartial {
+			// The label's commit must be one the result names: Commit, or
+			// one of Commits (a patch can land in several).
+			var named []string
+			for _, id := range append([]string{res.Commit}, carrierIDs(res.Commits)...) {
+				if id == "" {
+					continue
+				}
+				r := real[id]
+				if r == "" {
+					r = "reduced:" + id
+				}
+				named = append(named, Short(r))
 			}
-			s += " " + Short(id)
+			if want := labelled[res.Ref]; want != "" && slices.Contains(named, want) {
+				named = []string{want}
+			}
+			if len(named) > 0 {
+				s += " " + strings.Join(dedupe(named), ",")
+			}
 		}
 		name := res.Ref
 		for _, r := range c.Refs {
@@ -251,6 +276,14 @@ func gitRef(t *testing.T, gitDir, ref, id string) {
 	if out, err := exec.Command("git", "--git-dir="+gitDir, "update-ref", ref, id).CombinedOutput(); err != nil {
 		t.Fatalf("git update-ref %s: %v: %s", ref, err, out)
 	}
+}
+
+func carrierIDs(cs []Carrier) []string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.Commit)
+	}
+	return out
 }
 
 // patchIDsOf is the git CLI's `git patch-id --stable` of commits, by id,
