@@ -19,10 +19,10 @@
 #                          is marked "judge" for a reader to check
 #
 # Needs: git, jq, go (or PATCHKIT=/path/to/patchkit), and local clones:
-#   MIRROR     where upstream clones live as OWNER+NAME/repo (default /work/.mirror)
+#   MIRROR     (required) where upstream clones live as OWNER+NAME/repo
 #   COZY       a cozystack clone, for the cozystack patches (default $MIRROR/cozystack+cozystack/repo)
 #   UPSTREAMS  where the usable bare copies are made, and kept for the next
-#              run (default /tmp/validate-carries-upstreams): a full
+#              run (default: a scratch directory removed at exit): a full
 #              `git clone --bare --no-local` of the mirror, or, when the mirror
 #              is a partial clone that cannot serve every object, a fetch of
 #              its tags and branches with --shallow-since=$SINCE (default
@@ -36,12 +36,12 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
-MIRROR=${MIRROR:-/work/.mirror}
+: "${MIRROR:?MIRROR must name the directory of upstream clones (OWNER+NAME/repo)}"
 COZY=${COZY:-$MIRROR/cozystack+cozystack/repo}
-UPSTREAMS=${UPSTREAMS:-/tmp/validate-carries-upstreams}
 SINCE=${SINCE:-2025-06-01}
-work=$(mktemp -d "${TMPDIR:-/tmp}/validate-carries.XXXXXX")
+work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+UPSTREAMS=${UPSTREAMS:-$work/upstreams}
 
 if [[ -z "${PATCHKIT:-}" ]]; then
 	(cd "$here" && go build -o "$work/patchkit" ./cmd/patchkit)

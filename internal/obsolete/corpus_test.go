@@ -1,0 +1,331 @@
+package obsolete
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/patchkit/patchkit/internal/obsolete/corpus"
+)
+
+// corpusAccepted are the disagreements with the real-history labels that are
+// accepted, by "case ref", each with why. docs/obsolete-check.md lists them
+// too. An entry that agrees again fails the test: remove it.
+var corpusAccepted = map[string]string{
+	// Check is right, the label's rule is too coarse.
+	"csi-rwx-validation-v3 v1.12.0": "upstream took the RWX validation its own way (652756e, then ea2cb50 " +
+		"moved it to pkg/utils, both by the patch's author); the label rule counts 136 of 279 changed " +
+		"lines, most of the rest being the flag block the patch realigns, and says conflict",
+	// Check is wrong; the verdict rules (branch m-rules) are to fix these.
+	"kilo-1 0.7.0": "802bfb8 has the patch's patch-id and is in 0.6.0..0.7.0, no revert: present, " +
+		"Check says superseded (names 802bfb8)",
+	"csi-rwx-validation-v2 v1.12.0": "652756e has the patch's patch-id; ea2cb50 later moved the code to " +
+		"pkg/utils (not a revert): present, Check says partial",
+	"kamaji-enable-gc edge-24.9.2": "65c94cc (co-authored by the patch's author) rewrote the kubelet " +
+		"defaults: every line the patch removes is gone, its added lines only realign: superseded, " +
+		"Check says conflict",
+	"kamaji-enable-gc edge-25.3.2": "as at edge-24.9.2",
+	"kamaji-disable-datastore-check-2024 edge-26.2.4": "the import the patch removes went away in " +
+		"cb2152d's rework, the datastore check it removes is still there (cozystack rebased the patch " +
+		"onto edge-26.2.4): conflict, Check says partial (cb2152d)",
+}
+
+// The classes of the corpus, in table order.
+var corpusClasses = []string{
+	"landed verbatim", "landed then edited", "landed its own way",
+	"partly landed", "never landed", "reverted",
+}
+
+// corpusClass names the class of a case from its labels and the git CLI's
+// evidence, in the order of the refs.
+func corpusClass(c *corpus.Case) string {
+	carried, edited, partial, superseded, reverted := false, false, false, false, false
+	for _, r := range c.Refs {
+		switch r.Status {
+		case StatusPresent:
+			carried = true
+			if r.EvidenceOf("reverse") != "ok" {
+				edited = true
+			}
+		case StatusSuperseded:
+			carried, superseded = true, true
+		case StatusPartial:
+			partial = true
+		case StatusApplies:
+			if carried {
+				reverted = true
+			}
+		}
+	}
+	switch {
+	case reverted:
+		return "reverted"
+	case partial:
+		return "partly landed"
+	case superseded:
+		return "landed its own way"
+	case edited:
+		return "landed then edited"
+	case carried:
+		return "landed verbatim"
+	}
+	return "never landed"
+}
+
+var hexID = regexp.MustCompile(`^[0-9a-f]{40}$`)
+
+// TestCorpus replays every real-history case of testdata/corpus (see its
+// README) through Check, the scan obsolete-check runs, and compares each
+// ref's status and commit with the label the git CLI gave.
+func TestCorpus(t *testing.T) {
+	cases, err := corpus.ReadAll(filepath.Join("testdata", "corpus"))
+	if err != nil {
+		t.Fatalf("corpus.ReadAll() = %v", err)
+	}
+	if len(cases) == 0 {
+		t.Fatal("no corpus cases")
+	}
+	type tally struct{ cases, refs, agree, accepted int }
+	byClass := map[string]*tally{}
+	projects := map[string]bool{}
+	keys := map[string]bool{}
+	var mu sync.Mutex // guards the tallies from the parallel subtests
+	t.Run("cases", func(t *testing.T) {
+		for _, c := range cases {
+			class := corpusClass(c)
+			projects[c.Upstream] = true
+			tl := byClass[class]
+			if tl == nil {
+				tl = &tally{}
+				byClass[class] = tl
+			}
+			tl.cases++
+			for _, r := range c.Refs {
+				keys[c.Name+" "+r.Name] = true
+			}
+			t.Run(c.Name, func(t *testing.T) {
+				t.Parallel()
+				got := replayCase(t, c)
+				mu.Lock()
+				defer mu.Unlock()
+				for _, r := range c.Refs {
+					tl.refs++
+					key := c.Name + " " + r.Name
+					want := r.Status
+					if r.Commit != "" {
+						want += " " + Short(r.Commit)
+					}
+					have := got[r.Name]
+					why, accepted := corpusAccepted[key]
+					switch {
+					case have == want && accepted:
+						tl.agree++
+						t.Errorf("%s: agrees now (%s); remove it from corpusAccepted", key, have)
+					case have == want:
+						tl.agree++
+					case accepted:
+						tl.accepted++
+						t.Logf("%s: Check() = %q, label %q (accepted: %s)", key, have, want, why)
+					default:
+						t.Errorf("%s [%s]: Check() = %q, label %q; git: %s", key, class, have, want, r.Evidence)
+					}
+				}
+			})
+		}
+	})
+	for key := range corpusAccepted {
+		if !keys[key] {
+			t.Errorf("corpusAccepted names %q, no case and ref of the corpus", key)
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-20s %5s %5s %5s %8s\n", "class", "cases", "refs", "agree", "accepted")
+	total := tally{}
+	for _, cl := range corpusClasses {
+		tl := byClass[cl]
+		if tl == nil {
+			tl = &tally{}
+		}
+		fmt.Fprintf(&b, "%-20s %5d %5d %5d %8d\n", cl, tl.cases, tl.refs, tl.agree, tl.accepted)
+		total.cases += tl.cases
+		total.refs += tl.refs
+		total.agree += tl.agree
+		total.accepted += tl.accepted
+	}
+	t.Logf("agreement with real history by class:\n%s", b.String())
+	t.Logf("corpus: %d cases from %d upstream projects, %d/%d refs agree, %d accepted disagreements",
+		total.cases, len(projects), total.agree, total.refs, total.accepted)
+}
+
+// replayCase rebuilds the case's reduced upstream, checks that it is the one
+// the cutter built and that its patch-ids are faithful, runs Check on it and
+// returns "status [commit]" per ref name, the commit as the real upstream id
+// (shortened).
+func replayCase(t *testing.T, c *corpus.Case) map[string]string {
+	t.Helper()
+	ctx := context.Background()
+	nodes, err := corpus.ReadHistory(filepath.Join(c.Dir, "history"))
+	if err != nil {
+		t.Fatalf("ReadHistory() = %v", err)
+	}
+	gitDir := filepath.Join(t.TempDir(), "upstream.git")
+	ids, err := corpus.Build(ctx, gitDir, nodes)
+	if err != nil {
+		t.Fatalf("corpus.Build() = %v", err)
+	}
+	real := map[string]string{}
+	for _, nd := range nodes {
+		if want := c.Reduced[nd.N]; ids[nd.N] != want {
+			t.Fatalf("node %d rebuilt as %s, the cutter built %s", nd.N, ids[nd.N], want)
+		}
+		real[ids[nd.N]] = nd.Real
+	}
+	patch, err := os.ReadFile(filepath.Join(c.Dir, "patch.diff"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A reduced commit has the patch's patch-id exactly when the real full
+	// commit has it.
+	var single []string
+	for _, nd := range nodes {
+		if nd.Kind == corpus.KindCommit && len(nd.Parents) == 1 {
+			single = append(single, ids[nd.N])
+		}
+	}
+	pids := patchIDsOf(t, gitDir, single)
+	for _, nd := range nodes {
+		if nd.Kind != corpus.KindCommit || len(nd.Parents) != 1 {
+			continue
+		}
+		if pid := pids[ids[nd.N]]; (pid == c.PatchID) != (nd.PatchID == c.PatchID) {
+			t.Fatalf("node %d (%s): reduced patch-id %s, real %s, patch %s", nd.N, nd.Real, pid, nd.PatchID, c.PatchID)
+		}
+	}
+	pin := c.Pin
+	if hexID.MatchString(pin) {
+		pin = ids[c.PinNode]
+	} else {
+		gitRef(t, gitDir, "refs/tags/"+pin, ids[c.PinNode])
+	}
+	var branches []string
+	for _, r := range c.Refs {
+		if b := r.Branch(); b != "" {
+			branches = append(branches, b)
+			gitRef(t, gitDir, "refs/heads/"+b, ids[r.Node])
+		} else {
+			gitRef(t, gitDir, "refs/tags/"+r.Name, ids[r.Node])
+		}
+	}
+	// A HEAD for the clone; not scanned (no spec branch names it).
+	gitRef(t, gitDir, "refs/heads/corpus-head", ids[c.Refs[len(c.Refs)-1].Node])
+	if out, err := exec.Command("git", "--git-dir="+gitDir, "symbolic-ref", "HEAD", "refs/heads/corpus-head").CombinedOutput(); err != nil {
+		t.Fatalf("git symbolic-ref: %v: %s", err, out)
+	}
+	labelled := map[string]string{} // result ref name -> the label's short commit
+	for _, r := range c.Refs {
+		name := r.Name
+		if b := r.Branch(); b != "" {
+			name = b
+		}
+		if r.Commit != "" {
+			labelled[name] = Short(r.Commit)
+		}
+	}
+	rep := scan{pin: pin, releases: c.Releases, branches: branches, patches: []string{string(patch)}}.run(t, "file://"+gitDir)
+	got := map[string]string{}
+	for _, res := range rep.Patches[0].Results {
+		s := res.Status
+		if res.Status == StatusPresent || res.Status == StatusSuperseded || res.Status == StatusPartial {
+			// The label's commit must be one the result names: Commit, or
+			// one of Commits (a patch can land in several).
+			var named []string
+			for _, id := range append([]string{res.Commit}, carrierIDs(res.Commits)...) {
+				if id == "" {
+					continue
+				}
+				r := real[id]
+				if r == "" {
+					r = "reduced:" + id
+				}
+				named = append(named, Short(r))
+			}
+			if want := labelled[res.Ref]; want != "" && slices.Contains(named, want) {
+				named = []string{want}
+			}
+			if len(named) > 0 {
+				s += " " + strings.Join(dedupe(named), ",")
+			}
+		}
+		name := res.Ref
+		for _, r := range c.Refs {
+			if r.Branch() == res.Ref {
+				name = r.Name
+			}
+		}
+		got[name] = s
+	}
+	for _, r := range c.Refs {
+		if _, ok := got[r.Name]; !ok {
+			got[r.Name] = "not scanned"
+		}
+	}
+	var names []string
+	for n := range got {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		t.Logf("%s: %s", n, got[n])
+	}
+	return got
+}
+
+func gitRef(t *testing.T, gitDir, ref, id string) {
+	t.Helper()
+	if out, err := exec.Command("git", "--git-dir="+gitDir, "update-ref", ref, id).CombinedOutput(); err != nil {
+		t.Fatalf("git update-ref %s: %v: %s", ref, err, out)
+	}
+}
+
+func carrierIDs(cs []Carrier) []string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.Commit)
+	}
+	return out
+}
+
+// patchIDsOf is the git CLI's `git patch-id --stable` of commits, by id,
+// from one `git log -p` piped into one `git patch-id`.
+func patchIDsOf(t *testing.T, gitDir string, ids []string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	if len(ids) == 0 {
+		return out
+	}
+	log := exec.Command("git", append([]string{"--git-dir=" + gitDir, "log", "--no-walk=unsorted", "-p", "--full-index", "--no-color"}, ids...)...)
+	diff, err := log.Output()
+	if err != nil {
+		t.Fatalf("git log -p: %v", err)
+	}
+	pid := exec.Command("git", "patch-id", "--stable")
+	pid.Stdin = strings.NewReader(string(diff))
+	res, err := pid.Output()
+	if err != nil {
+		t.Fatalf("git patch-id: %v", err)
+	}
+	for _, l := range strings.Split(strings.TrimSpace(string(res)), "\n") {
+		if f := strings.Fields(l); len(f) == 2 {
+			out[f[1]] = f[0]
+		}
+	}
+	return out
+}
