@@ -108,10 +108,12 @@ func TestLayering(t *testing.T) {
 // TestOneGitRunner checks that upstream is the only stage that starts the
 // git CLI: every other stage asks the cache (upstream.Cache.Git), which owns
 // git's environment and the reading of its failures as cache faults. The
-// exceptions work on other repositories: gittest builds test upstreams, and
-// propose commits to the downstream repository.
+// exceptions work on other repositories: gittest builds test upstreams,
+// obsolete/corpus rebuilds the real-history corpus's reduced upstreams,
+// propose commits to the downstream repository and status reads its history.
 func TestOneGitRunner(t *testing.T) {
-	allowed := map[string]bool{"internal/upstream": true, "internal/gittest": true, "internal/propose": true}
+	allowed := map[string]bool{"internal/upstream": true, "internal/gittest": true, "internal/propose": true,
+		"internal/obsolete/corpus": true, "internal/status": true}
 	root, _ := filepath.Abs("../..")
 	var found int
 	filepath.WalkDir(filepath.Join(root, "internal"), func(path string, d os.DirEntry, err error) error {

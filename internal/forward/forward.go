@@ -5,12 +5,10 @@
 package forward
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -249,26 +247,18 @@ func formatPatch(ctx context.Context, c *upstream.Cache, base string, diff []byt
 		return "", nil, err
 	}
 	stamp := fmt.Sprintf("%d +0000", date.Unix())
-	env := append(upstream.GitEnv(), "GIT_DIR="+gitDir, "GIT_INDEX_FILE="+filepath.Join(tmp, "index"),
-		"GIT_AUTHOR_NAME="+name, "GIT_AUTHOR_EMAIL="+email, "GIT_AUTHOR_DATE="+stamp,
-		"GIT_COMMITTER_NAME="+name, "GIT_COMMITTER_EMAIL="+email, "GIT_COMMITTER_DATE="+stamp)
+	env := []string{"GIT_INDEX_FILE=" + filepath.Join(tmp, "index"),
+		"GIT_AUTHOR_NAME=" + name, "GIT_AUTHOR_EMAIL=" + email, "GIT_AUTHOR_DATE=" + stamp,
+		"GIT_COMMITTER_NAME=" + name, "GIT_COMMITTER_EMAIL=" + email, "GIT_COMMITTER_DATE=" + stamp}
+	// Through the cache's one git runner, on the scratch repository.
 	run := func(stdin []byte, args ...string) (string, error) {
-		cmd := exec.CommandContext(ctx, "git", args...)
-		cmd.Env, cmd.Dir = env, tmp
-		if stdin != nil {
-			cmd.Stdin = bytes.NewReader(stdin)
+		out, err := c.Git(ctx, upstream.GitRun{Args: args, Stdin: stdin, Env: env, GitDir: gitDir})
+		if errors.Is(err, upstream.ErrNoGit) {
+			return "", fmt.Errorf("forward needs the git CLI: %w", err)
 		}
-		var out, errOut bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errOut
-		if err := cmd.Run(); err != nil {
-			if errors.Is(err, exec.ErrNotFound) {
-				return "", fmt.Errorf("forward needs the git CLI: %w", err)
-			}
-			return "", fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(errOut.String()))
-		}
-		return strings.TrimSpace(out.String()), nil
+		return strings.TrimSpace(string(out)), err
 	}
-	if _, err := run(nil, "init", "-q", "--bare", gitDir); err != nil {
+	if _, err := run(nil, "init", "-q", "--bare"); err != nil {
 		return "", nil, err
 	}
 	if err := os.WriteFile(filepath.Join(gitDir, "objects", "info", "alternates"), []byte(objects+"\n"), 0o644); err != nil {

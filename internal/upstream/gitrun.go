@@ -28,6 +28,11 @@ type GitRun struct {
 	Env []string
 	// Bin is the git executable; "" is "git" on PATH.
 	Bin string
+	// GitDir replaces the cache's repository with a scratch repository
+	// that borrows the cache's objects (objects/info/alternates), for runs
+	// that must write objects or refs without writing the cache. git's
+	// complaints of damage still name the cache, whose objects they read.
+	GitDir string
 }
 
 // GitError is a git run that exited non-zero without saying that the cache
@@ -59,7 +64,11 @@ func (c *Cache) Git(ctx context.Context, r GitRun) ([]byte, error) {
 	if bin == "" {
 		bin = "git"
 	}
-	cmd := exec.CommandContext(ctx, bin, append([]string{"--git-dir", c.Path()}, r.Args...)...)
+	dir := c.Path()
+	if r.GitDir != "" {
+		dir = r.GitDir
+	}
+	cmd := exec.CommandContext(ctx, bin, append([]string{"--git-dir", dir}, r.Args...)...)
 	cmd.Env = append(GitEnv(), r.Env...)
 	if r.Stdin != nil {
 		cmd.Stdin = bytes.NewReader(r.Stdin)
