@@ -29,6 +29,9 @@ DEPS=(
   # dockerd (with containerd and runc): the docker builder's tests start an
   # engine of their own on a private socket (classic builder, vfs storage).
   "dockerd|docker.io"
+  # GNU patch: the oracle of internal/chart's patch-mode applier (chart
+  # units whose Makefile applies its series with `patch -pN`).
+  "patch|patch"
 )
 
 # Go-built tools, installed into <repo>/bin/tools with `go install` (the Go
