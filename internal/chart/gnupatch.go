@@ -17,6 +17,10 @@ type PatchOptions struct {
 	Fuzz     int    // -F, --fuzz (GNU's default: 2)
 	NoBackup bool   // --no-backup-if-mismatch; otherwise a mismatch leaves FILE.orig
 	File     string // an explicit file operand (patch FILE < p): every hunk goes there
+	// GitApply reads the patch as git apply does: no fuzz, an index line is
+	// no creation, no reversed-patch guess, no backups, and a patch file
+	// applies whole or not at all.
+	GitApply bool
 }
 
 // DefaultPatchOptions are GNU patch's defaults: no -p, fuzz 2, backups on mismatch.
@@ -100,11 +104,12 @@ type hunkLine struct {
 }
 
 type gnuSection struct {
-	oldName, newName string // as written, before stripping ("/dev/null" kept)
-	gitDiff          bool
-	oldGone, newGone bool // the patch says the file does not exist before / after
-	hunks            []*gnuHunk
-	line             int
+	oldName, newName   string // as written, before stripping ("/dev/null" kept)
+	gitDiff            bool
+	oldGone, newGone   bool // the patch says the file does not exist before / after
+	gitNew, gitDeleted bool // "new file mode", "deleted file mode"
+	hunks              []*gnuHunk
+	line               int
 }
 
 var hunkHeader = regexp.MustCompile(`^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@`)
@@ -153,6 +158,7 @@ func parseGNU(name string, data []byte) ([]*gnuSection, error) {
 				gitDiff: pendingGit,
 				line:    i + 1,
 			}
+			cur.gitNew, cur.gitDeleted = pendingNew, pendingDel
 			cur.oldGone = cur.oldName == "/dev/null" || pendingNew || (pendingGit && pendingOldZero)
 			cur.newGone = cur.newName == "/dev/null" || pendingDel || (pendingGit && pendingNewZero)
 			pendingGit = false
@@ -359,8 +365,29 @@ func GNUPatch(fs Files, name string, data []byte, opt PatchOptions) (*PatchResul
 		return nil, err
 	}
 	res := &PatchResult{}
+	var saved Files
+	if opt.GitApply {
+		opt.Fuzz, opt.NoBackup, opt.Forward, opt.Force = 0, true, false, true
+		saved = Files{}
+		for k, v := range fs {
+			saved[k] = v
+		}
+		for _, sec := range secs {
+			sec.gitDiff = false
+			sec.oldGone = sec.oldName == "/dev/null" || sec.gitNew
+			sec.newGone = sec.newName == "/dev/null" || sec.gitDeleted
+		}
+	}
 	for _, sec := range secs {
 		res.Files = append(res.Files, applySection(fs, sec, opt))
+	}
+	if opt.GitApply && !res.OK() {
+		for k := range fs {
+			delete(fs, k)
+		}
+		for k, v := range saved {
+			fs[k] = v
+		}
 	}
 	return res, nil
 }
