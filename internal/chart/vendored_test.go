@@ -108,11 +108,11 @@ func TestVerifyVendored(t *testing.T) {
 	}
 
 	for _, tc := range []struct {
-		name  string
-		unit  string
+		name   string
+		unit   string
 		break_ func(t *testing.T)
-		cause string
-		file  string
+		cause  string
+		file   string
 	}{
 		{"hand edit", "packages/system/reloader/charts/reloader", func(t *testing.T) {
 			p := m.Pkg("reloader", "charts/reloader/values.yaml")

@@ -108,7 +108,9 @@ update:
 			f["templates/deployment.yaml"] = strings.Replace(f["templates/deployment.yaml"], "          livenessProbe:", "          startupProbe:\n            httpGet:\n              path: /healthz\n              port: 8080\n          livenessProbe:", 1)
 		}, "--forward", "--no-backup-if-mismatch", "-p1")
 	m.vendor(tb, "robotlb", "charts/robotlb", ChartFiles("robotlb", RobotlbVersion, RobotlbVersion), "patches/values.diff", 4,
-		func(f map[string]string) { f["values.yaml"] = strings.Replace(f["values.yaml"], "replicas: 1", "replicas: 2", 1) },
+		func(f map[string]string) {
+			f["values.yaml"] = strings.Replace(f["values.yaml"], "replicas: 1", "replicas: 2", 1)
+		},
 		"--no-backup-if-mismatch", "-p4")
 	m.vendor(tb, "kubeovn", "charts/kube-ovn", kv["v"+KubeovnVersion], "patches/mtu.diff", 4,
 		func(f map[string]string) {
