@@ -198,6 +198,14 @@ func (f *Fetcher) vendored(ctx context.Context, u *Unit, pin string) (Check, err
 	if err != nil {
 		return c, err
 	}
+	if u.Kind() == KindURL {
+		// A release asset is one file: the directory may hold others.
+		for p := range have {
+			if _, ok := want[p]; !ok {
+				delete(have, p)
+			}
+		}
+	}
 	diff := Diff(want, have)
 	for i, p := range diff {
 		diff[i] = path.Join(u.Dir, p)

@@ -86,9 +86,15 @@ func run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	images, err := f.Images(env.Root, opts.Images)
+	charts, imageArgs, err := chartArgs(env.Root, opts.Images)
 	if err != nil {
 		return err
+	}
+	var images []string
+	if len(opts.Images) == 0 || len(imageArgs) > 0 {
+		if images, err = f.Images(env.Root, imageArgs); err != nil {
+			return err
+		}
 	}
 	units, orphans, err := verifystage.Units(env.Root, images, len(opts.Images) == 0)
 	if err != nil {
@@ -134,7 +140,13 @@ func run(ctx context.Context, opts *Options) error {
 		results = append(results, *res)
 	}
 	results = append(results, orphans...)
-	if err := report.RenderVerify(f.IO.Out, format, results, len(opts.Images) == 1); err != nil {
+	chartResults, chartsFailed, err := verifyCharts(ctx, env, charts)
+	if err != nil {
+		return err
+	}
+	results = append(results, chartResults...)
+	failed = failed || chartsFailed
+	if err := report.RenderVerify(f.IO.Out, format, results, len(opts.Images) == 1 && len(results) == 1); err != nil {
 		return err
 	}
 	if format == report.GitHub {

@@ -1,0 +1,99 @@
+package chart
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/patchkit/patchkit/internal/chart/charttest"
+)
+
+func TestAdoptFourForms(t *testing.T) {
+	m := newMonorepo(t)
+	// A patches/ directory nothing applies, and a line init cannot read.
+	charttest.WriteFiles(t, m.Root, map[string]string{
+		"packages/system/orphan/Makefile":          "update:\n\techo nothing\n",
+		"packages/system/orphan/patches/lost.diff": "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n",
+		"packages/system/dyn/Makefile": "update:\n\t$(eval RELEASE := $(shell curl -s https://api.github.com/repos/o/r/releases/latest | jq -r .name))\n" +
+			"\twget -q https://example.com/o/r/refs/tags/$(RELEASE)/x.yml -O templates/x.yml\n",
+	})
+	found, err := Adopt(m.Root, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	units := map[string]Found{}
+	var problems []string
+	for _, f := range found {
+		if f.Problem != "" {
+			problems = append(problems, f.Problem)
+			continue
+		}
+		units[f.Dir] = f
+	}
+	want := map[string]string{
+		"packages/system/reloader/charts/reloader": KindHelm,
+		"packages/system/robotlb/charts/robotlb":   KindOCI,
+		"packages/system/kubeovn/charts/kube-ovn":  KindGit,
+		"packages/system/multus/templates":         KindURL,
+	}
+	for dir, kind := range want {
+		f, ok := units[dir]
+		if !ok {
+			t.Errorf("unit %s not found; found %v, problems %q", dir, keys(units), problems)
+			continue
+		}
+		if f.Unit.Kind() != kind || len(f.Unit.Series.Patches) != 1 {
+			t.Errorf("%s: kind %s, series %v; want %s and one patch", dir, f.Unit.Kind(), f.Unit.Series.Patches, kind)
+		}
+	}
+	if len(units) != len(want) {
+		t.Errorf("units = %v, want %d", keys(units), len(want))
+	}
+	if r := units["packages/system/reloader/charts/reloader"]; r.Unit != nil && r.Unit.Version.MakefileVar != "CHART_VERSION" {
+		t.Errorf("reloader's pin = %+v, want makefile-var CHART_VERSION (the shared rule's variable)", r.Unit.Version)
+	}
+	if k := units["packages/system/kubeovn/charts/kube-ovn"]; k.Unit != nil && (k.Unit.Version.ChartYAML != "appVersion" || k.Unit.Upstream.Tag != "v{version}" || k.Unit.Upstream.Path != "charts/kube-ovn") {
+		t.Errorf("kube-ovn: %+v %+v", k.Unit.Version, k.Unit.Upstream)
+	}
+	joined := strings.Join(problems, "\n")
+	for _, w := range []string{"packages/system/orphan/patches/lost.diff: no line of packages/system/orphan/Makefile's update target applies it",
+		"packages/system/dyn/Makefile:3: the version $(RELEASE)"} {
+		if !strings.Contains(joined, w) {
+			t.Errorf("problems %q lack %q", joined, w)
+		}
+	}
+	if err := WriteSpecs(m.Root, found, false, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range found {
+		if f.Problem == "" && f.Status != "written" {
+			t.Errorf("%s: status %s, want written", f.Dir, f.Status)
+		}
+	}
+	if b, err := os.ReadFile(m.Pkg("reloader", FileName)); err == nil {
+		t.Logf("reloader spec:\n%s", b)
+	}
+	for dir, r := range verifyAll(t, m) {
+		if !r.OK {
+			t.Errorf("%s after init: %+v", dir, r.Checks)
+		}
+	}
+	// A second init keeps what exists.
+	found2, _ := Adopt(m.Root, nil, nil)
+	if err := WriteSpecs(m.Root, found2, false, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range found2 {
+		if f.Problem == "" && f.Status != "exists" {
+			t.Errorf("second init: %s status %s, want exists", f.Dir, f.Status)
+		}
+	}
+}
+
+func keys(m map[string]Found) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
