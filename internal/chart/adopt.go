@@ -18,6 +18,7 @@ type Found struct {
 	Unit    *Unit    // nil for a problem that names no unit
 	Dir     string   // the vendored directory (relative to the root)
 	Spec    string   // the spec file it goes to
+	Pin     string   // the pin, read where From says (set by WriteSpecs)
 	From    string   // where the pin is read: "makefile-var CHART_VERSION (packages/x/Makefile:5)"
 	Problem string   // why it cannot be adopted, naming file:line; "" when it can
 	Notes   []string // what the user should know

@@ -105,10 +105,14 @@ func WriteSpecs(root string, found []Found, force, dryRun bool) error {
 		}
 		data := Render(pkg, units)
 		file := path.Join(pkg, FileName)
-		if _, err := Parse(root, file, data); err != nil {
+		parsed, err := Parse(root, file, data)
+		if err != nil {
 			return fmt.Errorf("the spec init would write is not valid: %w", err)
 		}
-		_, err := os.Stat(filepath.Join(root, filepath.FromSlash(file)))
+		for k, i := range byPkg[pkg] {
+			found[i].Pin, _ = parsed.Charts[k].Pin(root)
+		}
+		_, err = os.Stat(filepath.Join(root, filepath.FromSlash(file)))
 		status := "new"
 		if err == nil && !force {
 			status = "exists"

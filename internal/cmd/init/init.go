@@ -80,6 +80,9 @@ func run(_ context.Context, opts *Options) error {
 			return err
 		}
 	}
+	if units, err = withCharts(root, opts, units); err != nil {
+		return err
+	}
 	if err := report.RenderInit(f.IO.Out, format, units); err != nil {
 		return err
 	}
