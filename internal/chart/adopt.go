@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/patchkit/patchkit/internal/spec"
 )
 
 // Found is a chart unit init found in a package Makefile, or a line or a
@@ -66,6 +68,7 @@ func Adopt(root string, dirs []string, imagePatchDirs []string) ([]Found, error)
 		}
 		out = append(out, found...)
 	}
+	linkImages(root, out)
 	// patches/ directories of packages that nothing applies
 	imageDirs := map[string]bool{}
 	for _, d := range imagePatchDirs {
@@ -551,4 +554,31 @@ func assetUnit(m *makefile, l mkLine, raw, url, out string) (*Unit, *Found) {
 	u.Dir = path.Join(m.Dir, path.Dir(out))
 	u.Version = Version{MakefileVar: name, Makefile: relFrom(m.Dir, at.File)}
 	return u, newFound(m, u, fmt.Sprintf("makefile-var %s (%s:%d)", name, at.File, at.N), nil)
+}
+
+// linkImages sets the image of each git chart unit to the image unit of the
+// same package built from the same upstream, so verify compares their pins.
+func linkImages(root string, found []Found) {
+	units, err := spec.Discover(root)
+	if err != nil {
+		return
+	}
+	norm := func(u string) string { return strings.TrimSuffix(strings.TrimSuffix(u, "/"), ".git") }
+	for _, f := range found {
+		if f.Unit == nil || f.Unit.Kind() != KindGit {
+			continue
+		}
+		pkg := path.Dir(f.Spec)
+		for _, su := range units {
+			if !strings.HasPrefix(su.Dir, pkg+"/") {
+				continue
+			}
+			s, err := spec.LoadUnit(root, su)
+			if err != nil || norm(s.Upstream.URL) != norm(f.Unit.Upstream.Git) {
+				continue
+			}
+			f.Unit.Image = su.Dir
+			break
+		}
+	}
 }

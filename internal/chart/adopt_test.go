@@ -16,6 +16,9 @@ func TestAdoptFourForms(t *testing.T) {
 		"packages/system/orphan/patches/lost.diff": "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n",
 		"packages/system/dyn/Makefile": "update:\n\t$(eval RELEASE := $(shell curl -s https://api.github.com/repos/o/r/releases/latest | jq -r .name))\n" +
 			"\twget -q https://example.com/o/r/refs/tags/$(RELEASE)/x.yml -O templates/x.yml\n",
+		// the image unit built from the chart's upstream
+		"packages/system/kubeovn/images/kubeovn/patchkit.yaml":    "upstream:\n  url: https://github.com/kubeovn/kube-ovn.git\n  ref:\n    dockerfile-arg: TAG\npatches: ./patches\n",
+		"packages/system/kubeovn/images/kubeovn/patches/.gitkeep": "",
 	})
 	found, err := Adopt(m.Root, nil, nil)
 	if err != nil {
@@ -55,6 +58,9 @@ func TestAdoptFourForms(t *testing.T) {
 	if k := units["packages/system/kubeovn/charts/kube-ovn"]; k.Unit != nil && (k.Unit.Version.ChartYAML != "appVersion" || k.Unit.Upstream.Tag != "v{version}" || k.Unit.Upstream.Path != "charts/kube-ovn") {
 		t.Errorf("kube-ovn: %+v %+v", k.Unit.Version, k.Unit.Upstream)
 	}
+	if k := units["packages/system/kubeovn/charts/kube-ovn"]; k.Unit != nil && k.Unit.Image != "packages/system/kubeovn/images/kubeovn" {
+		t.Errorf("kube-ovn's image = %q, want the image unit built from the same upstream", k.Unit.Image)
+	}
 	joined := strings.Join(problems, "\n")
 	for _, w := range []string{"packages/system/orphan/patches/lost.diff: no line of packages/system/orphan/Makefile's update target applies it",
 		"packages/system/dyn/Makefile:3: the version $(RELEASE)"} {
@@ -74,6 +80,9 @@ func TestAdoptFourForms(t *testing.T) {
 		t.Logf("reloader spec:\n%s", b)
 	}
 	for dir, r := range verifyAll(t, m) {
+		if dir == "packages/system/kubeovn/charts/kube-ovn" && (len(r.Checks) != 2 || r.Checks[1].Status != StatusPass) {
+			t.Errorf("kube-ovn's chart-pin check: %+v", r.Checks)
+		}
 		if !r.OK {
 			t.Errorf("%s after init: %+v", dir, r.Checks)
 		}

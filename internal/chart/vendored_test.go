@@ -205,3 +205,34 @@ func restore(t *testing.T, root string, s map[string][]byte) {
 		os.WriteFile(p, b, 0o644)
 	}
 }
+
+// TestChartPinCheck warns when the image unit that the chart deploys is
+// built from another upstream version than the chart's appVersion.
+func TestChartPinCheck(t *testing.T) {
+	m := newMonorepo(t)
+	charttest.WriteFiles(t, m.Root, specs(m))
+	spec := m.Pkg("kubeovn", FileName)
+	b, _ := os.ReadFile(spec)
+	os.WriteFile(spec, append(b, "    image: ./images/kubeovn\n"...), 0o644)
+	charttest.WriteFiles(t, m.Root, map[string]string{
+		"packages/system/kubeovn/images/kubeovn/patchkit.yaml":     "upstream:\n  url: https://github.com/kubeovn/kube-ovn\n  ref:\n    dockerfile-arg: TAG\npatches: ./patches\n",
+		"packages/system/kubeovn/images/kubeovn/patches/.gitkeep": "",
+	})
+	check := func() Check {
+		t.Helper()
+		r := verifyAll(t, m)["packages/system/kubeovn/charts/kube-ovn"]
+		if r == nil || len(r.Checks) != 2 {
+			t.Fatalf("checks = %+v, want vendored and chart-pin", r)
+		}
+		return r.Checks[1]
+	}
+	if c := check(); c.Check != CheckPins || c.Status != StatusPass {
+		t.Fatalf("same versions: %+v", c)
+	}
+	df := m.Pkg("kubeovn", "images/kubeovn/Dockerfile")
+	os.WriteFile(df, []byte("ARG TAG=v"+charttest.KubeovnPrevious+"\nFROM scratch\n"), 0o644)
+	c := check()
+	if c.Status != StatusWarn || !strings.Contains(c.Message, "v"+charttest.KubeovnPrevious) || !strings.Contains(c.Message, charttest.KubeovnVersion) {
+		t.Fatalf("different versions: %+v, want a warning naming both", c)
+	}
+}
