@@ -215,7 +215,7 @@ func TestChartPinCheck(t *testing.T) {
 	b, _ := os.ReadFile(spec)
 	os.WriteFile(spec, append(b, "    image: ./images/kubeovn\n"...), 0o644)
 	charttest.WriteFiles(t, m.Root, map[string]string{
-		"packages/system/kubeovn/images/kubeovn/patchkit.yaml":     "upstream:\n  url: https://github.com/kubeovn/kube-ovn\n  ref:\n    dockerfile-arg: TAG\npatches: ./patches\n",
+		"packages/system/kubeovn/images/kubeovn/patchkit.yaml":    "upstream:\n  url: https://github.com/kubeovn/kube-ovn\n  ref:\n    dockerfile-arg: TAG\npatches: ./patches\n",
 		"packages/system/kubeovn/images/kubeovn/patches/.gitkeep": "",
 	})
 	check := func() Check {
