@@ -371,7 +371,7 @@ func versionOf(m *makefile, rawVersion string, dir string, chartKey string) (Ver
 		}
 	}
 	if rawVersion != "" && !strings.Contains(rawVersion, "$") && isPin(rawVersion) {
-		return Version{Value: rawVersion}, "the update target's literal", nil
+		return Version{Value: rawVersion}, "literal", nil
 	}
 	return Version{ChartYAML: chartKey}, fmt.Sprintf("chart-yaml %s (%s/Chart.yaml)", chartKey, dir),
 		[]string{"the update target takes the newest upstream version: the pin is what is vendored, the Chart.yaml's " + chartKey}
@@ -407,7 +407,11 @@ func flagValue(args []string, names ...string) (string, bool) {
 	return "", false
 }
 
-func newFound(m *makefile, u *Unit, from string, notes []string) *Found {
+func newFound(m *makefile, l mkLine, u *Unit, from string, notes []string) *Found {
+	if from == "literal" {
+		from = fmt.Sprintf("copied from %s:%d", l.File, l.N)
+		notes = append(notes, fmt.Sprintf("%s:%d writes the version %s in the recipe, so the spec holds a copy: move it into a Makefile variable and point version.makefile-var at it, so one place holds the pin", l.File, l.N, u.Version.Value))
+	}
 	return &Found{Dir: u.Dir, Spec: path.Join(m.Dir, FileName), From: from, Notes: notes, Status: "new"}
 }
 
@@ -453,7 +457,7 @@ func helmUnit(m *makefile, l mkLine, raw, ref, rest string, repos map[string]str
 	}
 	v, from, notes := versionOf(m, rawVersion, u.Dir, "version")
 	u.Version = v
-	return u, newFound(m, u, from, notes)
+	return u, newFound(m, l, u, from, notes)
 }
 
 func archiveUnit(root string, m *makefile, l mkLine, raw string, ar []string) (*Unit, *Found) {
@@ -513,7 +517,7 @@ func archiveUnit(root string, m *makefile, l mkLine, raw string, ar []string) (*
 		v, from, notes := versionOf(m, rawTag, u.Dir, "appVersion")
 		u.Version = v
 		u.Upstream.Tag = prefix + "{version}"
-		return u, newFound(m, u, from, notes)
+		return u, newFound(m, l, u, from, notes)
 	}
 	key := "appVersion"
 	u.Upstream.Tag = "{version}"
@@ -527,7 +531,7 @@ func archiveUnit(root string, m *makefile, l mkLine, raw string, ar []string) (*
 	}
 	v, from, notes := versionOf(m, "", u.Dir, key)
 	u.Version = v
-	return u, newFound(m, u, from, notes)
+	return u, newFound(m, l, u, from, notes)
 }
 
 func assetUnit(m *makefile, l mkLine, raw, url, out string) (*Unit, *Found) {
@@ -553,7 +557,7 @@ func assetUnit(m *makefile, l mkLine, raw, url, out string) (*Unit, *Found) {
 	u.Upstream.Name = path.Base(out)
 	u.Dir = path.Join(m.Dir, path.Dir(out))
 	u.Version = Version{MakefileVar: name, Makefile: relFrom(m.Dir, at.File)}
-	return u, newFound(m, u, fmt.Sprintf("makefile-var %s (%s:%d)", name, at.File, at.N), nil)
+	return u, newFound(m, l, u, fmt.Sprintf("makefile-var %s (%s:%d)", name, at.File, at.N), nil)
 }
 
 // linkImages sets the image of each git chart unit to the image unit of the

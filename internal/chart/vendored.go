@@ -224,18 +224,18 @@ func (f *Fetcher) vendored(ctx context.Context, u *Unit, pin string) (Check, err
 		}
 		c.Message = fmt.Sprintf("%s: %s refuses it on %s: %s", CauseSeries, how, src, strings.Join(problems, "; "))
 		if p := problems[0]; strings.Contains(p, ": ") {
-			c.File = p[:strings.Index(p, ": ")]
+			c.File, c.Line = p[:strings.Index(p, ": ")], 0
 		}
 	case len(diff) == 0:
 		c.Status = StatusPass
-		c.Message = fmt.Sprintf("%s equals %s plus %d patch(es), byte for byte (%d files)", u.Dir, src, len(u.Series.Patches), len(want))
+		c.Message = fmt.Sprintf("%s equals %s plus %s, byte for byte (%s)", u.Dir, src, plural(len(u.Series.Patches), "patch", "patches"), plural(len(want), "file", "files"))
 		return c, nil
 	default:
 		c.Status = StatusFail
 		hv, uv := chartVersionOf(have), chartVersionOf(up)
 		if hv != "" && uv != "" && hv != uv {
 			c.Cause = CauseUpstream
-			c.Message = fmt.Sprintf("%s: %s/Chart.yaml is version %s, the pin %s is version %s: re-vendor it (the Makefile's update target)", CauseUpstream, u.Dir, hv, src, uv)
+			c.Message = fmt.Sprintf("%s: the vendored %s/Chart.yaml is version %s, the pin %s (%s) is version %s: re-vendor it with the Makefile's update target", CauseUpstream, u.Dir, hv, pin, u.URL(), uv)
 		} else {
 			c.Cause = CauseHand
 			c.Message = fmt.Sprintf("%s: %s differs from %s plus its series", CauseHand, u.Dir, src)
@@ -292,4 +292,11 @@ func pinCheck(root string, u *Unit, pin string) (Check, error) {
 	c.Status = StatusWarn
 	c.Message = fmt.Sprintf("image %s is built from %s, but the chart %s has %s %s: they name different upstream versions", su.Dir, s.Upstream.Ref, u.Dir, what, chartApp)
 	return c, nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

@@ -58,6 +58,17 @@ is), and report each check as pass, fail, warn or skip:
   test              injected test files exist, their directories exist in
                     the patched tree, and Test: names are unique
 
+Chart units (patchkit-charts.yaml, see docs/spec.md) are verified too, and
+an IMAGE argument may name one by its vendored directory:
+
+  vendored          the directory equals the upstream at the pin plus the
+                    series, applied as the Makefile applies it (GNU patch or
+                    git apply), byte for byte; a failure names the files and
+                    the cause: the series fails to apply, the upstream
+                    version differs, or a file was edited by hand
+  chart-pin         warns when the chart's image unit is built from another
+                    upstream version than the chart's
+
 The upstream diff comes from the upstream cache, or with --online from
 GitHub (GITHUB_TOKEN when set; GITHUB_API_URL for Enterprise Server).
 -o github writes annotations, and appends a markdown summary to
