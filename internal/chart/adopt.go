@@ -409,7 +409,7 @@ func flagValue(args []string, names ...string) (string, bool) {
 
 func newFound(m *makefile, l mkLine, u *Unit, from string, notes []string) *Found {
 	if from == "literal" {
-		from = fmt.Sprintf("copied from %s:%d", l.File, l.N)
+		from = fmt.Sprintf("a literal at %s:%d", l.File, l.N)
 		notes = append(notes, fmt.Sprintf("%s:%d writes the version %s in the recipe, so the spec holds a copy: move it into a Makefile variable and point version.makefile-var at it, so one place holds the pin", l.File, l.N, u.Version.Value))
 	}
 	return &Found{Dir: u.Dir, Spec: path.Join(m.Dir, FileName), From: from, Notes: notes, Status: "new"}
