@@ -201,7 +201,7 @@ func adoptMakefile(root string, m *makefile) ([]Found, []string) {
 		}
 		for _, pm := range rePatch.FindAllStringSubmatch(text, -1) {
 			handled = true
-			workdir, args, file := pm[1], strings.TrimSpace(pm[2]), pm[3]
+			workdir, args, file := pm[1], strings.TrimSpace(pm[2]), strings.TrimRight(pm[3], ")")
 			fields := strings.Fields(args)
 			target := ""
 			if n := len(fields); n > 0 && !strings.HasPrefix(fields[n-1], "-") && !isOptArg(fields, n-1) {
@@ -249,10 +249,15 @@ func adoptMakefile(root string, m *makefile) ([]Found, []string) {
 					if target != "" {
 						p.u.Series.Target = target
 					}
-				} else if p.u.Series.Tool != ToolPatch || p.u.Series.Args != args {
-					problem(l, "%s is applied with other options than the patches before it (%q): one unit takes one set", rel, args)
+				} else if p.u.Series.Tool != ToolPatch || (workdir != "" && "./"+workdir != p.u.Series.Workdir) || target != p.u.Series.Target {
+					problem(l, "%s is applied by another tool, in another directory or to another file than the patches before it: one unit takes one", rel)
 					continue
 				}
+				own := ""
+				if args != p.u.Series.Args {
+					own = args
+				}
+				p.u.Series.PatchArgs = append(p.u.Series.PatchArgs, own)
 				p.u.Series.Patches = append(p.u.Series.Patches, "./"+strings.TrimPrefix(rel, pkg+"/"))
 				used = append(used, rel)
 			}
@@ -275,6 +280,7 @@ func adoptMakefile(root string, m *makefile) ([]Found, []string) {
 					continue
 				}
 				p.u.Series.Tool, p.u.Series.Args = ToolGitApply, strings.Join(args, " ")
+				p.u.Series.PatchArgs = append(p.u.Series.PatchArgs, "")
 				p.u.Series.Patches = append(p.u.Series.Patches, "./"+strings.TrimPrefix(rel, pkg+"/"))
 				used = append(used, rel)
 			}
@@ -438,6 +444,9 @@ func helmUnit(m *makefile, l mkLine, raw, ref, rest string, repos map[string]str
 	if strings.HasPrefix(ref, "oci://") {
 		u.Upstream.OCI = ref
 		chartName = path.Base(ref)
+		if i := strings.IndexAny(chartName, "@:"); i > 0 {
+			return fail("helm pull %s pins a digest or tag in the reference: patchkit pins OCI charts by --version", ref)
+		}
 	} else {
 		repo, chart, ok := strings.Cut(ref, "/")
 		if !ok {
@@ -521,7 +530,7 @@ func archiveUnit(root string, m *makefile, l mkLine, raw string, ar []string) (*
 	}
 	key := "appVersion"
 	u.Upstream.Tag = "{version}"
-	if meta, err := readChartYAML(filepath.Join(root, filepath.FromSlash(u.Dir), "Chart.yaml")); err == nil {
+	if meta, err := readChartYAML(filepath.Join(root, filepath.FromSlash(chartYAMLPath(root, u.Dir)))); err == nil {
 		switch {
 		case meta.AppVersion != "" && !strings.HasPrefix(meta.AppVersion, "v") && strings.Contains(member, "#*v}"):
 			u.Upstream.Tag = "v{version}"

@@ -2,6 +2,7 @@ package chart
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -20,6 +21,17 @@ func TestAdoptFourForms(t *testing.T) {
 		"packages/system/kubeovn/images/kubeovn/patchkit.yaml":    "upstream:\n  url: https://github.com/kubeovn/kube-ovn.git\n  ref:\n    dockerfile-arg: TAG\npatches: ./patches\n",
 		"packages/system/kubeovn/images/kubeovn/patches/.gitkeep": "",
 	})
+	// A second patch applied with other options (ingress-nginx: -p 3, then -p4).
+	dir := m.Pkg("reloader", "charts/reloader")
+	before, after := t.TempDir(), t.TempDir()
+	b, _ := os.ReadFile(filepath.Join(dir, "values.yaml"))
+	os.WriteFile(filepath.Join(before, "values.yaml"), b, 0o644)
+	os.WriteFile(filepath.Join(after, "values.yaml"), append(b, "startup: true\n"...), 0o644)
+	charttest.WriteFiles(t, m.Pkg("reloader", ""), map[string]string{"patches/values.patch": charttest.Diff(t, before, after, "packages/system/reloader/charts/reloader")})
+	charttest.GNUPatch(t, m.Pkg("reloader", ""), "patches/values.patch", "--no-backup-if-mismatch", "-p", "4")
+	mk, _ := os.ReadFile(m.Pkg("reloader", "Makefile"))
+	os.WriteFile(m.Pkg("reloader", "Makefile"), append(mk, "\tpatch --no-backup-if-mismatch -p 4 < patches/values.patch\n"...), 0o644)
+
 	found, err := Adopt(m.Root, nil, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -45,15 +57,20 @@ func TestAdoptFourForms(t *testing.T) {
 			t.Errorf("unit %s not found; found %v, problems %q", dir, keys(units), problems)
 			continue
 		}
-		if f.Unit.Kind() != kind || len(f.Unit.Series.Patches) != 1 {
+		if f.Unit.Kind() != kind || len(f.Unit.Series.Patches) != 1+boolInt(kind == KindHelm) {
 			t.Errorf("%s: kind %s, series %v; want %s and one patch", dir, f.Unit.Kind(), f.Unit.Series.Patches, kind)
 		}
 	}
 	if len(units) != len(want) {
 		t.Errorf("units = %v, want %d", keys(units), len(want))
 	}
-	if r := units["packages/system/reloader/charts/reloader"]; r.Unit != nil && r.Unit.Version.MakefileVar != "CHART_VERSION" {
-		t.Errorf("reloader's pin = %+v, want makefile-var CHART_VERSION (the shared rule's variable)", r.Unit.Version)
+	if r := units["packages/system/reloader/charts/reloader"]; r.Unit != nil {
+		if r.Unit.Version.MakefileVar != "CHART_VERSION" {
+			t.Errorf("reloader's pin = %+v, want makefile-var CHART_VERSION (the shared rule's variable)", r.Unit.Version)
+		}
+		if s := r.Unit.Series; len(s.Patches) != 2 || s.ArgsOf(0) != "--forward --no-backup-if-mismatch -p1" || s.ArgsOf(1) != "--no-backup-if-mismatch -p 4" {
+			t.Errorf("reloader's series = %+v, want two patches, each with its options", s)
+		}
 	}
 	if k := units["packages/system/kubeovn/charts/kube-ovn"]; k.Unit != nil && (k.Unit.Version.ChartYAML != "appVersion" || k.Unit.Upstream.Tag != "v{version}" || k.Unit.Upstream.Path != "charts/kube-ovn") {
 		t.Errorf("kube-ovn: %+v %+v", k.Unit.Version, k.Unit.Upstream)
@@ -105,4 +122,11 @@ func keys(m map[string]Found) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

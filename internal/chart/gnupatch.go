@@ -112,6 +112,10 @@ type gnuSection struct {
 	line               int
 }
 
+// chopped is how many trailing context lines a patch may lack at its end
+// (GNU patch: "assume blank lines got chopped").
+const chopped = 3
+
 var hunkHeader = regexp.MustCompile(`^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@`)
 
 // parseGNU splits a unified diff into file sections, reading the names,
@@ -186,14 +190,27 @@ func parseGNU(name string, data []byte) ([]*gnuSection, error) {
 			}
 			i++
 			oldN, newN := 0, 0
-			for (oldN < h.oldLines || newN < h.newLines) && i < len(lines) {
+			for oldN < h.oldLines || newN < h.newLines {
+				if i >= len(lines) {
+					// The patch ends inside the hunk: GNU patch assumes
+					// a few trailing blank context lines got chopped.
+					if h.oldLines-oldN == h.newLines-newN && h.oldLines-oldN <= chopped {
+						for oldN < h.oldLines {
+							h.lines = append(h.lines, hunkLine{op: ' ', text: []byte("\n")})
+							oldN++
+							newN++
+						}
+					}
+					break
+				}
 				t := lines[i]
 				if len(t) == 0 {
 					return nil, fmt.Errorf("%s:%d: truncated hunk", name, i+1)
 				}
 				op := t[0]
-				if op == '\n' || (op == '\r' && len(t) > 1 && t[1] == '\n') {
-					// An empty line in a hunk is an empty context line (GNU patch accepts it).
+				if op == '\n' || op == '\t' || (op == '\r' && len(t) > 1 && t[1] == '\n') {
+					// An empty line, or one starting with a tab, is a context
+					// line whose space got eaten (GNU patch takes it so).
 					op, t = ' ', append([]byte{' '}, t...)
 				}
 				switch op {

@@ -213,7 +213,7 @@ func TestGNUPatchRandomAgainstGNU(t *testing.T) {
 	words := []string{"a", "b", "c", "d", "e", "key: 1", "key: 2", "  - x", "", "}"}
 	line := func() string { return words[rng.Intn(len(words))] + "\n" }
 	dir := t.TempDir()
-	n := 300
+	n := 150
 	for i := 0; i < n; i++ {
 		var orig []string
 		for j := 0; j < 5+rng.Intn(40); j++ {
@@ -264,4 +264,33 @@ func mutate(rng *rand.Rand, in []string, n int, line func() string) []string {
 		}
 	}
 	return out
+}
+
+// TestGNUPatchChoppedEnd: a patch file that ends before its last hunk's
+// trailing context lines (cozystack's kubeovn mtu.diff lacks one) is read
+// as GNU patch reads it: the missing lines are blank context lines, up to
+// a few; more is an error.
+func TestGNUPatchChoppedEnd(t *testing.T) {
+	files := Files{"a.txt": []byte("l1\nl2\nl3\nl4\n\n\n\n\n\n\nl11\n")}
+	for missing := 1; missing <= 6; missing++ {
+		t.Run(fmt.Sprint(missing), func(t *testing.T) {
+			body := " l3\n-l4\n+four\n" + strings.Repeat(" \n", 6-missing)
+			patch := []byte("--- a/a.txt\n+++ b/a.txt\n@@ -3,8 +3,8 @@\n" + body)
+			want, code, out := gnuOracle(t, files, patch, "-p1", "--no-backup-if-mismatch")
+			got := clone(files)
+			res, err := GNUPatch(got, "p.diff", patch, PatchOptions{Strip: 1, Fuzz: 2, NoBackup: true})
+			if err != nil {
+				if code != 2 {
+					t.Fatalf("GNUPatch: %v, but GNU patch exit %d:\n%s", err, code, out)
+				}
+				return
+			}
+			if code == 2 {
+				t.Fatalf("GNUPatch took it (%v), GNU patch refused it:\n%s", res.Problems(), out)
+			}
+			if d := diffFiles(got, want); d != "" || res.OK() != (code == 0) {
+				t.Fatalf("differs from GNU patch (exit %d):\n%s\n%s", code, d, out)
+			}
+		})
+	}
 }

@@ -98,6 +98,53 @@ type Series struct {
 	Patches []string `yaml:"patches,omitempty"` // in the Makefile's order
 	// Target is the file operand of `patch FILE < p`, relative to Workdir.
 	Target string `yaml:"target,omitempty"`
+	// PatchArgs holds, per patch, options that replace Args for it: an
+	// entry of patches written as {file: ./patches/x.patch, args: -p3}.
+	PatchArgs []string `yaml:"-"`
+}
+
+// UnmarshalYAML reads a patches entry as a path or {file, args}.
+func (s *Series) UnmarshalYAML(n *yaml.Node) error {
+	type plain struct {
+		Tool    string      `yaml:"tool"`
+		Args    string      `yaml:"args,omitempty"`
+		Workdir string      `yaml:"workdir,omitempty"`
+		Patches []yaml.Node `yaml:"patches,omitempty"`
+		Target  string      `yaml:"target,omitempty"`
+	}
+	var p plain
+	if err := strictNode(n, &p); err != nil {
+		return err
+	}
+	*s = Series{Tool: p.Tool, Args: p.Args, Workdir: p.Workdir, Target: p.Target}
+	for _, e := range p.Patches {
+		if e.Kind == yaml.ScalarNode {
+			s.Patches = append(s.Patches, e.Value)
+			s.PatchArgs = append(s.PatchArgs, "")
+			continue
+		}
+		var m struct {
+			File string `yaml:"file"`
+			Args string `yaml:"args"`
+		}
+		if err := strictNode(&e, &m); err != nil {
+			return fmt.Errorf("line %d: %w", e.Line, err)
+		}
+		if m.File == "" {
+			return fmt.Errorf("line %d: a patches entry needs file", e.Line)
+		}
+		s.Patches = append(s.Patches, m.File)
+		s.PatchArgs = append(s.PatchArgs, m.Args)
+	}
+	return nil
+}
+
+// ArgsOf is the options patch i is applied with.
+func (s *Series) ArgsOf(i int) string {
+	if i < len(s.PatchArgs) && s.PatchArgs[i] != "" {
+		return s.PatchArgs[i]
+	}
+	return s.Args
 }
 
 func strictNode(n *yaml.Node, v any) error {
@@ -318,6 +365,11 @@ func (u *Unit) validate(root string) error {
 	if _, err := u.PatchOptions(); err != nil {
 		return err
 	}
+	for i := range s.Patches {
+		if _, err := u.optionsOf(s.ArgsOf(i)); err != nil {
+			return err
+		}
+	}
 	wd := s.Workdir
 	if wd == "" {
 		wd = "."
@@ -391,7 +443,7 @@ func (u *Unit) Pin(root string) (string, error) {
 		}
 		val = s
 	case v.ChartYAML != "":
-		cy := path.Join(u.Dir, "Chart.yaml")
+		cy := chartYAMLPath(root, u.Dir)
 		meta, err := readChartYAML(filepath.Join(root, filepath.FromSlash(cy)))
 		if err != nil {
 			return "", u.errf("version.chart-yaml", "%s: %v", cy, err)
@@ -437,13 +489,16 @@ func parseChartYAML(data []byte) (*chartMeta, error) {
 }
 
 // PatchOptions reads the GNU patch options of series.args.
-func (u *Unit) PatchOptions() (PatchOptions, error) {
+func (u *Unit) PatchOptions() (PatchOptions, error) { return u.optionsOf(u.Series.Args) }
+
+// optionsOf reads the options args (series.args or a patch's own).
+func (u *Unit) optionsOf(args string) (PatchOptions, error) {
 	opt := DefaultPatchOptions()
 	s := u.Series
 	if s.Tool == ToolGitApply {
 		opt.Strip, opt.Fuzz, opt.NoBackup = 1, 0, true
 	}
-	f := strings.Fields(s.Args)
+	f := strings.Fields(args)
 	for i := 0; i < len(f); i++ {
 		a := f[i]
 		next := func() (string, error) {
@@ -500,3 +555,27 @@ func (u *Unit) PatchOptions() (PatchOptions, error) {
 
 // errNoSpec is returned when nothing names the unit.
 var errNoSpec = errors.New("no chart unit")
+
+// chartYAMLPath is dir/Chart.yaml, or, when dir holds charts (tar --strip
+// of a charts/ directory), the Chart.yaml of its only subdirectory that has one.
+func chartYAMLPath(root, dir string) string {
+	cy := path.Join(dir, "Chart.yaml")
+	if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(cy))); err == nil {
+		return cy
+	}
+	ms, _ := filepath.Glob(filepath.Join(root, filepath.FromSlash(dir), "*", "Chart.yaml"))
+	if len(ms) > 1 {
+		// charts/ holding the upstream's charts: the one named after the package
+		for _, m := range ms {
+			if filepath.Base(filepath.Dir(m)) == path.Base(path.Dir(dir)) {
+				ms = []string{m}
+				break
+			}
+		}
+	}
+	if len(ms) == 1 {
+		rel, _ := filepath.Rel(root, ms[0])
+		return filepath.ToSlash(rel)
+	}
+	return cy
+}

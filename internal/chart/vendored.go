@@ -66,14 +66,14 @@ func (f *Fetcher) Expected(ctx context.Context, u *Unit, version string) (Files,
 	for p, b := range up {
 		ws[path.Join(prefix, p)] = b
 	}
-	opt, err := u.PatchOptions()
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	opt.File = u.Series.Target
-	opt.GitApply = u.Series.Tool == ToolGitApply
 	var problems []string
-	for _, p := range u.Series.Patches {
+	for i, p := range u.Series.Patches {
+		opt, err := u.optionsOf(u.Series.ArgsOf(i))
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		opt.File = u.Series.Target
+		opt.GitApply = u.Series.Tool == ToolGitApply
 		data, err := os.ReadFile(filepath.Join(f.root, filepath.FromSlash(p)))
 		if err != nil {
 			return nil, nil, nil, err
@@ -281,7 +281,7 @@ func pinCheck(root string, u *Unit, pin string) (Check, error) {
 	}
 	chartApp := pin
 	what := "pin"
-	if m, err := readChartYAML(filepath.Join(root, filepath.FromSlash(u.Dir), "Chart.yaml")); err == nil && m.AppVersion != "" {
+	if m, err := readChartYAML(filepath.Join(root, filepath.FromSlash(chartYAMLPath(root, u.Dir)))); err == nil && m.AppVersion != "" {
 		chartApp, what = m.AppVersion, "appVersion"
 	}
 	if strings.TrimPrefix(chartApp, "v") == strings.TrimPrefix(s.Upstream.Ref, "v") {

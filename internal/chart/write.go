@@ -57,7 +57,11 @@ func Render(pkg string, units []*Unit) []byte {
 				fmt.Fprintf(&b, "      target: %s\n", q(s.Target))
 			}
 			b.WriteString("      patches:\n")
-			for _, p := range s.Patches {
+			for i, p := range s.Patches {
+				if i < len(s.PatchArgs) && s.PatchArgs[i] != "" {
+					fmt.Fprintf(&b, "        - {file: %s, args: %s}\n", q(p), q(s.PatchArgs[i]))
+					continue
+				}
 				fmt.Fprintf(&b, "        - %s\n", q(p))
 			}
 		}
@@ -107,7 +111,12 @@ func WriteSpecs(root string, found []Found, force, dryRun bool) error {
 		file := path.Join(pkg, FileName)
 		parsed, err := Parse(root, file, data)
 		if err != nil {
-			return fmt.Errorf("the spec init would write is not valid: %w", err)
+			// Not this package's spec: the others are still written.
+			for _, i := range byPkg[pkg] {
+				found[i].Status = "unreadable"
+				found[i].Problem = fmt.Sprintf("%s: the spec init would write does not load: %v", found[i].Dir, err)
+			}
+			continue
 		}
 		for k, i := range byPkg[pkg] {
 			found[i].Pin, _ = parsed.Charts[k].Pin(root)
