@@ -21,6 +21,9 @@ type PatchOptions struct {
 	// no creation, no reversed-patch guess, no backups, and a patch file
 	// applies whole or not at all.
 	GitApply bool
+	// Reverse applies the patch backwards (patch -R): whether the change is
+	// already there.
+	Reverse bool
 }
 
 // DefaultPatchOptions are GNU patch's defaults: no -p, fuzz 2, backups on mismatch.
@@ -393,6 +396,15 @@ func GNUPatch(fs Files, name string, data []byte, opt PatchOptions) (*PatchResul
 			sec.gitDiff = false
 			sec.oldGone = sec.oldName == "/dev/null" || sec.gitNew
 			sec.newGone = sec.newName == "/dev/null" || sec.gitDeleted
+		}
+	}
+	if opt.Reverse {
+		for _, sec := range secs {
+			sec.oldName, sec.newName = sec.newName, sec.oldName
+			sec.oldGone, sec.newGone = sec.newGone, sec.oldGone
+			for i, h := range sec.hunks {
+				sec.hunks[i] = swapHunk(h)
+			}
 		}
 	}
 	for _, sec := range secs {

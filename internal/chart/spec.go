@@ -579,3 +579,27 @@ func chartYAMLPath(root, dir string) string {
 	}
 	return cy
 }
+
+// SplitArgs splits a command's IMAGE arguments into the chart units they
+// name (by vendored directory) and the rest; with no argument, every chart
+// unit and no rest.
+func SplitArgs(root string, args []string) ([]*Unit, []string, error) {
+	if len(args) == 0 {
+		units, err := LoadAll(root)
+		return units, nil, err
+	}
+	var units []*Unit
+	var rest []string
+	for _, a := range args {
+		u, err := Find(root, a)
+		if err != nil {
+			return nil, nil, err
+		}
+		if u != nil {
+			units = append(units, u)
+			continue
+		}
+		rest = append(rest, a)
+	}
+	return units, rest, nil
+}

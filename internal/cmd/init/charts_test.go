@@ -82,6 +82,34 @@ func TestInitChartsThenVerify(t *testing.T) {
 		t.Fatalf("verify after init: exit %d, %d results\n%+v\n%s", code, len(res), res, errOut)
 	}
 
+	// obsolete-check on the chart units: the releases after each pin.
+	code, out, errOut = run(t, "obsolete-check", "--root", m.Root, "--cache-dir", cache, "-o", "json")
+	var obs []struct {
+		Image   string   `json:"image"`
+		Refs    []string `json:"refs"`
+		Patches []struct {
+			File    string `json:"file"`
+			Results []struct{ Ref, Status string }
+		} `json:"patches"`
+	}
+	if err := json.Unmarshal([]byte(out), &obs); err != nil || code != 0 {
+		t.Fatalf("obsolete-check: exit %d, %v\n%s\n%s", code, err, out, errOut)
+	}
+	seen := map[string]string{}
+	for _, o := range obs {
+		seen[o.Image] = strings.Join(o.Refs, ",")
+		for _, p := range o.Patches {
+			for _, r := range p.Results {
+				if r.Status != "applies" {
+					t.Errorf("%s %s at %s: %s, want applies", o.Image, p.File, r.Ref, r.Status)
+				}
+			}
+		}
+	}
+	if seen["packages/system/reloader/charts/reloader"] != charttest.ReloaderNext || seen["packages/system/robotlb/charts/robotlb"] != charttest.RobotlbNext {
+		t.Errorf("obsolete-check refs = %v, want the Helm and OCI releases after the pins", seen)
+	}
+
 	for _, tc := range []struct {
 		name, unit, cause, names string
 		edit                     func()

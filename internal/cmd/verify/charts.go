@@ -8,27 +8,8 @@ import (
 	verifystage "github.com/patchkit/patchkit/internal/verify"
 )
 
-// chartArgs splits the IMAGE arguments into the chart units they name (a
-// vendored directory) and the rest; with no argument, every chart unit.
 func chartArgs(root string, args []string) ([]*chart.Unit, []string, error) {
-	if len(args) == 0 {
-		units, err := chart.LoadAll(root)
-		return units, nil, err
-	}
-	var units []*chart.Unit
-	var rest []string
-	for _, a := range args {
-		u, err := chart.Find(root, a)
-		if err != nil {
-			return nil, nil, err
-		}
-		if u != nil {
-			units = append(units, u)
-			continue
-		}
-		rest = append(rest, a)
-	}
-	return units, rest, nil
+	return chart.SplitArgs(root, args)
 }
 
 // verifyCharts runs the chart units' checks (vendored, chart-pin), as
