@@ -162,4 +162,3 @@ func cloneFiles(f Files) Files {
 	}
 	return c
 }
-
