@@ -164,3 +164,26 @@ func TestInitChartsThenVerify(t *testing.T) {
 		})
 	}
 }
+
+// TestUpgradeChartUnit: upgrade on a chart unit re-vendors it at the newest
+// release with its series, moves CHART_VERSION, and verify passes after.
+func TestUpgradeChartUnit(t *testing.T) {
+	reg := imagetest.StartRegistry(t)
+	m := charttest.NewMonorepo(t, reg.Addr)
+	t.Setenv("GIT_CONFIG_GLOBAL", m.GitConfig)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	cache := filepath.Join(t.TempDir(), "cache")
+	if code, out, errOut := run(t, "init", "--root", m.Root); code != 0 {
+		t.Fatalf("init: exit %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, errOut := run(t, "upgrade", "--root", m.Root, "--cache-dir", cache, "packages/system/reloader/charts/reloader")
+	if code != 0 || !strings.Contains(out, "moved "+charttest.ReloaderVersion+" -> "+charttest.ReloaderNext) {
+		t.Fatalf("upgrade: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if b, _ := os.ReadFile(m.Pkg("reloader", "Makefile")); !strings.Contains(string(b), "CHART_VERSION="+charttest.ReloaderNext+"\n") {
+		t.Fatalf("Makefile after upgrade:\n%s", b)
+	}
+	if code, out, errOut := run(t, "verify", "--root", m.Root, "--cache-dir", cache, "packages/system/reloader/charts/reloader"); code != 0 {
+		t.Fatalf("verify after upgrade: exit %d\n%s\n%s", code, out, errOut)
+	}
+}

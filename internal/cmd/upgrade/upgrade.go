@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/patchkit/patchkit/internal/chart"
 	"github.com/patchkit/patchkit/internal/cmdutil"
 	"github.com/patchkit/patchkit/internal/diag"
 	gatestage "github.com/patchkit/patchkit/internal/gate"
@@ -95,6 +96,11 @@ func run(ctx context.Context, opts *Options) error {
 	format, env, err := f.Setup()
 	if err != nil {
 		return err
+	}
+	if u, err := chart.Find(env.Root, opts.Image); err != nil {
+		return err
+	} else if u != nil {
+		return upgradeChart(ctx, f, env, format, u, opts)
 	}
 	im, err := pipeline.Prepare(ctx, env, opts.Image, "")
 	if err != nil {
