@@ -34,7 +34,12 @@ func NewCmdObsolete(f *cmdutil.Factory, runF func(context.Context, *Options) err
 	cmd := &cobra.Command{
 		Use:   "obsolete-check [IMAGE...] [--refs REF,...] [--write]",
 		Short: "Find which upstream releases make each patch obsolete",
-		Long: `Scan the upstream refs newer than the pin and give every patch a status at
+		Long: `Chart units (patchkit-charts.yaml) are scanned too: their releases after the
+pin (a Helm repository's index.yaml, an OCI chart's tags, the git tags their
+tag template names), each patch applies, present or conflict as the
+Makefile's tool sees it.
+
+Scan the upstream refs newer than the pin and give every patch a status at
 each: the tags matching upstream.releases that are newer than the pin, in
 semantic-version order (tags that are not semantic versions follow, by
 commit date, flagged), then upstream.branches. With a commit id as pin, the

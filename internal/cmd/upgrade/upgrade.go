@@ -46,6 +46,11 @@ func NewCmdUpgrade(f *cmdutil.Factory, runF func(context.Context, *Options) erro
 upstream.releases; a prerelease only when --to names it) and carry the
 series forward, each patch to one fate:
 
+(IMAGE may name a chart unit by its vendored directory: upgrade then
+re-vendors it at REF, default the newest release, with its series applied as
+the Makefile applies it, and moves the pin where it lives; a series that does
+not apply writes nothing and exits 1. See docs/upgrade.md.)
+
   dropped    the new ref carries it (obsolete-check says present, or
              superseded): the file is deleted, the commit that landed it named
   kept       it applies at the new ref and is canonical already
