@@ -14,12 +14,13 @@ import (
 // Upgrade is the plan (and, once written, the record) of moving a chart
 // unit to another upstream version.
 type Upgrade struct {
-	Unit     string   // the vendored directory
-	From, To string   // versions
-	Problems []string // what the Makefile's tool refuses at To: nothing is written then
-	Files    []string // vendored files that change
-	Pins     []string // the pin sources moved, file:line
-	Written  bool
+	Unit     string   `json:"unit"`     // the vendored directory
+	From     string   `json:"from"`     // the pin
+	To       string   `json:"to"`       // the target version
+	Problems []string `json:"problems"` // what the Makefile's tool refuses at To: nothing is written then
+	Files    []string `json:"files"`    // vendored files that change
+	Pins     []string `json:"pins"`     // the pin sources moved, file:line
+	Written  bool     `json:"written"`
 }
 
 // ErrNoNewer: no release after the pin (a deliberate skip, not a failure).
