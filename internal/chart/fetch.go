@@ -57,6 +57,7 @@ func (f *Fetcher) client() *http.Client {
 func (f *Fetcher) Fetch(ctx context.Context, u *Unit, version string) (Files, error) {
 	var files Files
 	var err error
+	untrusted.AddURL(u.URL()) // its credentials never reach output, in any encoding
 	switch u.Kind() {
 	case KindHelm:
 		files, err = f.helm(ctx, u, version)

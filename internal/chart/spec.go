@@ -15,6 +15,7 @@ import (
 
 	"github.com/patchkit/patchkit/internal/buildfile"
 	"github.com/patchkit/patchkit/internal/diag"
+	"github.com/patchkit/patchkit/internal/spec"
 )
 
 // FileName is the spec file of the chart units of one directory (a package).
@@ -388,6 +389,9 @@ func (u *Unit) validate(root string) error {
 	if u.Image != "" {
 		if u.Image, err = u.repoPath("image", u.Image); err != nil {
 			return err
+		}
+		if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(u.Image), spec.FileName)); err != nil {
+			return u.errf("image", "%s is no image unit (no %s there)", u.Image, spec.FileName)
 		}
 	}
 	if _, err := u.Pin(root); err != nil {
