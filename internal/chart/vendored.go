@@ -215,7 +215,18 @@ func (f *Fetcher) vendored(ctx context.Context, u *Unit, pin string) (Check, err
 	if u.Kind() == KindURL {
 		src = u.AssetURL(pin)
 	}
+	closerV, closerN, closer := "", 0, false
+	if len(problems) > 0 || len(diff) > 0 {
+		closerV, closerN, closer = f.closerAtImage(ctx, u, pin, have, len(diff))
+	}
 	switch {
+	case closer:
+		c.Status, c.Cause = StatusFail, CauseUpstream
+		c.Message = fmt.Sprintf("%s: %s is closer to upstream %s, the version its image unit %s is built from (%d files differ), than to the pin %s (%d files", CauseUpstream, u.Dir, closerV, u.Image, closerN, pin, len(diff))
+		if len(problems) > 0 {
+			c.Message += ", and the series does not apply there: " + strings.Join(problems, "; ")
+		}
+		c.Message += "): re-vendor it at one version"
 	case len(problems) > 0:
 		c.Status, c.Cause = StatusFail, CauseSeries
 		how := "GNU patch"
@@ -299,4 +310,35 @@ func plural(n int, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+// closerAtImage reports whether the vendored files are closer to the
+// upstream at the image unit's version than at the pin (fewer files
+// differ): a chart vendored from one release and labelled with another.
+// Only a git chart unit shares its versions with the image.
+func (f *Fetcher) closerAtImage(ctx context.Context, u *Unit, pin string, have Files, atPin int) (string, int, bool) {
+	if u.Image == "" || u.Kind() != KindGit {
+		return "", 0, false
+	}
+	su, err := spec.Find(f.root, u.Image)
+	if err != nil {
+		return "", 0, false
+	}
+	s, err := spec.LoadUnit(f.root, su)
+	if err != nil {
+		return "", 0, false
+	}
+	v := s.Upstream.Ref
+	if strings.HasPrefix(u.Tag("{}"), "v") || !strings.HasPrefix(pin, "v") {
+		v = strings.TrimPrefix(v, "v")
+	}
+	if v == pin {
+		return "", 0, false
+	}
+	want, problems, _, err := f.Expected(ctx, u, v)
+	if err != nil || len(problems) > 0 {
+		return "", 0, false
+	}
+	n := len(Diff(want, have))
+	return v, n, n < atPin
 }

@@ -236,3 +236,29 @@ func TestChartPinCheck(t *testing.T) {
 		t.Fatalf("different versions: %+v, want a warning naming both", c)
 	}
 }
+
+// TestVendoredFromTheImageVersion: a chart whose Chart.yaml names one
+// release while its files come from the release its image is built from
+// fails as "upstream version differs", naming both versions.
+func TestVendoredFromTheImageVersion(t *testing.T) {
+	m := newMonorepo(t)
+	charttest.WriteFiles(t, m.Root, specs(m))
+	spec := m.Pkg("kubeovn", FileName)
+	b, _ := os.ReadFile(spec)
+	os.WriteFile(spec, append(b, "    image: ./images/kubeovn\n"...), 0o644)
+	charttest.WriteFiles(t, m.Root, map[string]string{
+		"packages/system/kubeovn/images/kubeovn/patchkit.yaml":    "upstream:\n  url: https://github.com/kubeovn/kube-ovn\n  ref:\n    dockerfile-arg: TAG\npatches: ./patches\n",
+		"packages/system/kubeovn/images/kubeovn/patches/.gitkeep": "",
+	})
+	cy := m.Pkg("kubeovn", "charts/kube-ovn/Chart.yaml")
+	b, _ = os.ReadFile(cy)
+	os.WriteFile(cy, []byte(strings.ReplaceAll(string(b), charttest.KubeovnVersion, charttest.KubeovnPrevious)), 0o644)
+	r := verifyAll(t, m)["packages/system/kubeovn/charts/kube-ovn"]
+	c := r.Checks[0]
+	if c.Cause != CauseUpstream || !strings.Contains(c.Message, "upstream "+charttest.KubeovnVersion) || !strings.Contains(c.Message, "pin "+charttest.KubeovnPrevious) {
+		t.Fatalf("check = %+v, want upstream version differs naming %s and %s", c, charttest.KubeovnVersion, charttest.KubeovnPrevious)
+	}
+	if r.Checks[1].Status != StatusWarn {
+		t.Fatalf("chart-pin = %+v, want a warning", r.Checks[1])
+	}
+}
