@@ -26,7 +26,8 @@ type mkRule struct {
 
 // makefile is what init reads of a package Makefile and the files it includes.
 type makefile struct {
-	File  string // relative to the root
+	Files []string // this file and those it includes, relative to the root
+	File  string   // relative to the root
 	Dir   string // the directory make runs in, relative to the root
 	Vars  map[string]string
 	VarAt map[string]mkLine
@@ -55,6 +56,7 @@ func (m *makefile) read(root, rel string, seen map[string]bool) error {
 	if err != nil {
 		return err
 	}
+	m.Files = append(m.Files, rel)
 	var cur *mkRule
 	for _, l := range mkLogical(rel, data) {
 		if strings.HasPrefix(l.Text, "\t") {
@@ -197,4 +199,15 @@ func mkLogical(file string, data []byte) []mkLine {
 		out = append(out, mkLine{file, start, cur.String()})
 	}
 	return out
+}
+
+// MakefileInputs are the files a package Makefile's recipes come from: the
+// Makefile and the files it includes (a shared %-update rule), relative
+// to the root. A Makefile that cannot be read gives just itself.
+func MakefileInputs(root, rel string) []string {
+	m, err := readMakefile(root, rel)
+	if err != nil {
+		return []string{rel}
+	}
+	return m.Files
 }

@@ -222,7 +222,7 @@ func (f *Fetcher) vendored(ctx context.Context, u *Unit, pin string) (Check, err
 	switch {
 	case closer:
 		c.Status, c.Cause = StatusFail, CauseUpstream
-		c.Message = fmt.Sprintf("%s: %s is closer to upstream %s, the version its image unit %s is built from (%d files differ), than to the pin %s (%d files", CauseUpstream, u.Dir, closerV, u.Image, closerN, pin, len(diff))
+		c.Message = fmt.Sprintf("%s: %s is closer to upstream %s, the version its image unit %s is built from (%s differ), than to the pin %s (%s", CauseUpstream, u.Dir, closerV, u.Image, plural(closerN, "file", "files"), pin, plural(len(diff), "file", "files"))
 		if len(problems) > 0 {
 			c.Message += ", and the series does not apply there: " + strings.Join(problems, "; ")
 		}

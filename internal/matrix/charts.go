@@ -32,7 +32,7 @@ func chartUnits(root string, entry *Entry) ([]Unit, error) {
 		if cu.Version.Makefile != "" {
 			u.Inputs = append(u.Inputs, cu.Version.Makefile)
 		}
-		u.Inputs = append(u.Inputs, makefileOf(root, path.Dir(cu.Spec)))
+		u.Inputs = append(u.Inputs, chart.MakefileInputs(root, makefileOf(root, path.Dir(cu.Spec)))...)
 		for i := range u.Inputs {
 			u.Inputs[i] = path.Clean(u.Inputs[i])
 		}

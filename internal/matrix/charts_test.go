@@ -18,6 +18,8 @@ func TestSelectChartUnits(t *testing.T) {
 		"    version: {makefile-var: KAMAJI_VERSION, makefile: ./Makefile}\n    series: {tool: patch, args: -p1, patches: [./patches/1.diff]}\n"
 	gittest.WriteFiles(t, root, map[string]string{
 		"packages/system/kamaji/patchkit-charts.yaml":        chartSpec,
+		"packages/system/kamaji/Makefile":                    "KAMAJI_VERSION ?= 26.3.6-edge\ninclude ../../../build/chart.mk\nimage:\n\tdocker buildx build images/kamaji\n",
+		"build/chart.mk":                                     "%-update:\n\thelm pull x\n",
 		"packages/system/kamaji/patches/1.diff":              "",
 		"packages/system/kamaji/charts/kamaji/values.yaml":   "a: 1\n",
 		"packages/system/kubeovn/patchkit-charts.yaml":       "charts:\n  - dir: ./charts/kube-ovn\n    upstream: {helm: https://example.com/charts, chart: kube-ovn}\n    version: 1.15.10\n",
@@ -42,6 +44,7 @@ func TestSelectChartUnits(t *testing.T) {
 		{"the chart's patch", []string{"packages/system/kamaji/patches/1.diff"}, []string{"packages/system/kamaji"}, ""},
 		{"the chart spec", []string{"packages/system/kamaji/patchkit-charts.yaml"}, []string{"packages/system/kamaji"}, ""},
 		{"the pin's Makefile selects the chart's package and the image", []string{"packages/system/kamaji/Makefile"}, []string{"packages/system/kamaji", kamaji}, ""},
+		{"the shared makefile the package includes", []string{"build/chart.mk"}, []string{"packages/system/kamaji"}, ""},
 		{"a chart template outside any chart unit", []string{"packages/system/kamaji/templates/deploy.yaml"}, []string{}, ""},
 		{"a chart unit nothing builds", []string{"packages/system/kubeovn/charts/kube-ovn/Chart.yaml"}, []string{}, "packages/system/kubeovn/charts/kube-ovn"},
 	} {
