@@ -36,6 +36,7 @@ var (
 	reGitApply = regexp.MustCompile(`(?:^|[;&|(]\s*)git\s+apply((?:\s+[^;&|]*)?)`)
 	reFor      = regexp.MustCompile(`for\s+(\w+)\s+in\s+([^;]+);`)
 	reRm       = regexp.MustCompile(`(?:^|[;&|]\s*)rm\s+-(?:rf|fr|r|f)\s+([^;&|]+)`)
+	reMv       = regexp.MustCompile(`(?:^|[;&|]\s*)mv\s+(?:-f\s+)?(\S+)\s+(\S+)`)
 	reFetchy   = regexp.MustCompile(`(?:^|[;&|(]\s*)(helm\s+pull|wget|curl|patch|git\s+apply)\s`)
 )
 
@@ -260,6 +261,28 @@ func adoptMakefile(root string, m *makefile) ([]Found, []string) {
 				p.u.Series.PatchArgs = append(p.u.Series.PatchArgs, own)
 				p.u.Series.Patches = append(p.u.Series.Patches, "./"+strings.TrimPrefix(rel, pkg+"/"))
 				used = append(used, rel)
+			}
+		}
+		for _, mv := range reMv.FindAllStringSubmatch(text, -1) {
+			// A release asset patched in a scratch directory, then moved into place.
+			src, dst := path.Join(pkg, mv[1]), path.Join(pkg, mv[2])
+			for _, p := range units {
+				if p.u.Kind() != KindURL || path.Join(p.u.Dir, p.u.Upstream.Name) != src {
+					continue
+				}
+				handled = true
+				if s := &p.u.Series; s.Target != "" {
+					if path.Join(pkg, strings.TrimPrefix(s.Workdir, "./"), s.Target) != src {
+						problem(l, "mv %s: the series patches another file", mv[1])
+						continue
+					}
+					s.Workdir, s.Target = "", strings.TrimPrefix(dst, pkg+"/")
+				} else if s.Workdir != "" {
+					problem(l, "mv %s after patching in %s is not read", mv[1], s.Workdir)
+					continue
+				}
+				p.u.Dir, p.u.Upstream.Name = path.Dir(dst), path.Base(dst)
+				p.found.Dir = p.u.Dir
 			}
 		}
 		if ga := reGitApply.FindStringSubmatch(text); ga != nil {

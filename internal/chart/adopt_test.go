@@ -32,6 +32,21 @@ func TestAdoptFourForms(t *testing.T) {
 	mk, _ := os.ReadFile(m.Pkg("reloader", "Makefile"))
 	os.WriteFile(m.Pkg("reloader", "Makefile"), append(mk, "\tpatch --no-backup-if-mismatch -p 4 < patches/values.patch\n"...), 0o644)
 
+	// capi-providers-bootstrap's shape: an asset fetched into a scratch
+	// directory, patched there by a loop, then moved into files/.
+	asset := "kind: ServiceAccount\nmetadata:\n  name: default\n  namespace: cabpt-system\n"
+	charttest.WriteFiles(t, m.Assets.Dir, map[string]string{"releases/download/v0.6.12/bootstrap-components.yaml": asset})
+	base := m.Assets.URL[:strings.LastIndex(m.Assets.URL, "/")]
+	charttest.WriteFiles(t, m.Root, map[string]string{
+		"packages/system/capi/Makefile": "CABPT_UPSTREAM_VERSION = v0.6.12\n\nupdate:\n\trm -rf .update-tmp\n\tmkdir .update-tmp\n" +
+			"\tcurl -sSL \"" + base + "/releases/download/$(CABPT_UPSTREAM_VERSION)/bootstrap-components.yaml\" \\\n\t\t-o .update-tmp/bootstrap-components.yaml\n" +
+			"\tfor p in patches/*.diff; do \\\n\t\t[ -e \"$$p\" ] || continue; \\\n\t\t(cd .update-tmp && patch bootstrap-components.yaml < ../$$p) || exit 1; \\\n\tdone\n" +
+			"\tmv .update-tmp/bootstrap-components.yaml files/bootstrap-components-talos.yaml\n\trm -rf .update-tmp\n",
+		"packages/system/capi/patches/0001-rename.diff":              "--- a/bootstrap-components.yaml\n+++ b/bootstrap-components.yaml\n@@ -1,4 +1,4 @@\n kind: ServiceAccount\n metadata:\n-  name: default\n+  name: cabpt-manager\n   namespace: cabpt-system\n",
+		"packages/system/capi/files/bootstrap-components-talos.yaml": strings.Replace(asset, "name: default", "name: cabpt-manager", 1),
+		"packages/system/capi/files/metadata-talos.yaml":             "kept as is\n",
+	})
+
 	found, err := Adopt(m.Root, nil, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -50,6 +65,7 @@ func TestAdoptFourForms(t *testing.T) {
 		"packages/system/robotlb/charts/robotlb":   KindOCI,
 		"packages/system/kubeovn/charts/kube-ovn":  KindGit,
 		"packages/system/multus/templates":         KindURL,
+		"packages/system/capi/files":               KindURL,
 	}
 	for dir, kind := range want {
 		f, ok := units[dir]
