@@ -28,7 +28,7 @@ type mkRule struct {
 type makefile struct {
 	Files []string // this file and those it includes, relative to the root
 	File  string   // relative to the root
-	Dir   string // the directory make runs in, relative to the root
+	Dir   string   // the directory make runs in, relative to the root
 	Vars  map[string]string
 	VarAt map[string]mkLine
 	Rules map[string]*mkRule // by target; pattern rules keep their %
