@@ -55,3 +55,25 @@ func mustAbs(t *testing.T, p string) string {
 	}
 	return a
 }
+
+// TestKubeovnChoppedPatch is cozystack's kube-ovn chart patch, whose hunk
+// ends a line short: GNU patch applies it with fuzz and an offset to
+// kube-ovn v1.15.10's file, giving exactly the file cozystack vendors, and
+// GNUPatch agrees with it byte for byte.
+func TestKubeovnChoppedPatch(t *testing.T) {
+	patch, _ := os.ReadFile("testdata/kubeovn/mtu.diff")
+	upstream, _ := os.ReadFile("testdata/kubeovn/upstream.yaml")
+	vendored, _ := os.ReadFile("testdata/kubeovn/vendored.yaml")
+	const file = "charts/kube-ovn/templates/ovncni-ds.yaml"
+	files := Files{file: upstream}
+	res := checkAgainstGNU(t, "kubeovn", files, patch, PatchOptions{Strip: 4, Fuzz: 2, NoBackup: true}, "--no-backup-if-mismatch", "-p4")
+	if !res.OK() {
+		t.Fatalf("problems: %v", res.Problems())
+	}
+	got := clone(files)
+	GNUPatch(got, "mtu.diff", patch, PatchOptions{Strip: 4, Fuzz: 2, NoBackup: true})
+	if !bytes.Equal(got[file], vendored) {
+		t.Fatalf("GNUPatch gave\n%s\nwant cozystack's vendored file", got[file])
+	}
+	t.Logf("hunks: %+v", res.Files[0].Hunks)
+}
