@@ -47,6 +47,10 @@ func TestAdoptFourForms(t *testing.T) {
 		"packages/system/capi/files/metadata-talos.yaml":             "kept as is\n",
 	})
 
+	// postgres-operator's shape: a subdirectory removed after the pull.
+	rmk, _ := os.ReadFile(m.Pkg("robotlb", "Makefile"))
+	os.WriteFile(m.Pkg("robotlb", "Makefile"), []byte(strings.Replace(string(rmk), "\tpatch ", "\trm -rf charts/robotlb/charts\n\tpatch ", 1)), 0o644)
+
 	found, err := Adopt(m.Root, nil, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -90,6 +94,9 @@ func TestAdoptFourForms(t *testing.T) {
 	}
 	if k := units["packages/system/kubeovn/charts/kube-ovn"]; k.Unit != nil && (k.Unit.Version.ChartYAML != "appVersion" || k.Unit.Upstream.Tag != "v{version}" || k.Unit.Upstream.Path != "charts/kube-ovn") {
 		t.Errorf("kube-ovn: %+v %+v", k.Unit.Version, k.Unit.Upstream)
+	}
+	if r := units["packages/system/robotlb/charts/robotlb"]; r.Unit != nil && (len(r.Unit.Remove) != 1 || r.Unit.Remove[0] != "charts") {
+		t.Errorf("robotlb's remove = %q, want [charts]", r.Unit.Remove)
 	}
 	if k := units["packages/system/kubeovn/charts/kube-ovn"]; k.Unit != nil && k.Unit.Image != "packages/system/kubeovn/images/kubeovn" {
 		t.Errorf("kube-ovn's image = %q, want the image unit built from the same upstream", k.Unit.Image)
