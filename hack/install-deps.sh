@@ -32,6 +32,9 @@ DEPS=(
   # Headless Chromium: the status page test (internal/cmd/status) renders
   # the html page and checks its tables and SVG chart in a real browser.
   "chromium|chromium"
+  # GNU patch: the oracle of internal/chart's patch-mode applier (chart
+  # units whose Makefile applies its series with `patch -pN`).
+  "patch|patch"
 )
 
 # Go-built tools, installed into <repo>/bin/tools with `go install` (the Go

@@ -36,6 +36,8 @@ const (
 type Unit struct {
 	// Dir is the unit's directory relative to the root.
 	Dir string `json:"dir"`
+	// Kind is "chart" for a vendored chart unit (internal/chart), "" for an image unit.
+	Kind string `json:"kind,omitempty"`
 	// Spec is the spec path relative to the root.
 	Spec string `json:"spec"`
 	// Dockerfile is the Dockerfile relative to the root.

@@ -47,6 +47,9 @@ type Unit struct {
 	Built bool
 	// Inputs are the paths and globs whose change rebuilds it (see Match).
 	Inputs []string
+	// Chart marks a chart unit (internal/chart): it is named by the
+	// directory of the package line that builds it.
+	Chart bool
 }
 
 // Load reads the build entry and every unit's spec under root. A spec that
@@ -71,6 +74,11 @@ func Load(root string, repo *spec.Repo) (*Plan, error) {
 		u.Inputs = inputsOf(root, s, u)
 		p.Units = append(p.Units, u)
 	}
+	charts, err := chartUnits(root, entry)
+	if err != nil {
+		return nil, err
+	}
+	p.Units = append(p.Units, charts...)
 	return p, nil
 }
 
@@ -247,7 +255,7 @@ func (p *Plan) selectBuildDirs(changed []string, full bool, set map[string]bool)
 // name is how unit u is printed: its directory, or with ByBuildDir the
 // directory of its build line (its own directory for an IMAGE= line).
 func (p *Plan) name(u Unit, by string) string {
-	if by == ByBuildDir && u.Line.Dir != "" {
+	if (by == ByBuildDir || u.Chart) && u.Line.Dir != "" {
 		return u.Line.Dir
 	}
 	return u.Dir

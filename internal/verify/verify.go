@@ -55,6 +55,10 @@ type Check struct {
 	// Line is the 1-based line of Patch the check is about (the hunk that
 	// failed, the header field), 0 when none.
 	Line int `json:"line,omitempty"`
+	// Cause and Files are a chart unit's vendored check (internal/chart):
+	// why it fails, and the vendored files that differ.
+	Cause string   `json:"cause,omitempty"`
+	Files []string `json:"files,omitempty"`
 }
 
 // Result is the verdict on one image.

@@ -44,6 +44,16 @@ pointing at the pin's source (upstream.ref: {dockerfile-arg: TAG} or
 {makefile-var: VERSION, makefile: ../../Makefile}) rather than copying it,
 with build.context unit. A spec that exists is kept (--force replaces it).
 
+It also reads each package Makefile's update target for chart units, the
+vendored directories it fetches (helm pull from a Helm repository or
+oci://, curl .../archive/refs/tags/TAG.tar.gz | tar -x --strip N of a
+subdirectory, a release asset by wget -O or curl -o, a shared %-update rule
+driven by REPO_URL, CHART_NAME, CHART_VERSION) and patches (patch -pN < F,
+git apply F, in the recipe's order), and writes one patchkit-charts.yaml per
+package (kind "chart" in -o json). A patch file in a package's patches/
+that no line applies, and a fetch or patch line it cannot read, are listed
+as units that could not be read.
+
 Print what was written, and each unit found that could not be read, with
 why. -o json prints an array of {"dir","spec","upstream":{"url","ref"},
 "patches","status"}. Exit 0 when every unit found has a spec, 1 when some
@@ -79,6 +89,9 @@ func run(_ context.Context, opts *Options) error {
 		if err := adopt.Write(root, units, opts.Force); err != nil {
 			return err
 		}
+	}
+	if units, err = withCharts(root, opts, units); err != nil {
+		return err
 	}
 	if err := report.RenderInit(f.IO.Out, format, units); err != nil {
 		return err

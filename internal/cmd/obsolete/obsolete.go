@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/patchkit/patchkit/internal/chart"
 	"github.com/patchkit/patchkit/internal/cmdutil"
 	"github.com/patchkit/patchkit/internal/diag"
 	obsoletestage "github.com/patchkit/patchkit/internal/obsolete"
@@ -33,7 +34,12 @@ func NewCmdObsolete(f *cmdutil.Factory, runF func(context.Context, *Options) err
 	cmd := &cobra.Command{
 		Use:   "obsolete-check [IMAGE...] [--refs REF,...] [--write]",
 		Short: "Find which upstream releases make each patch obsolete",
-		Long: `Scan the upstream refs newer than the pin and give every patch a status at
+		Long: `Chart units (patchkit-charts.yaml) are scanned too: their releases after the
+pin (a Helm repository's index.yaml, an OCI chart's tags, the git tags their
+tag template names), each patch applies, present or conflict as the
+Makefile's tool sees it.
+
+Scan the upstream refs newer than the pin and give every patch a status at
 each: the tags matching upstream.releases that are newer than the pin, in
 semantic-version order (tags that are not semantic versions follow, by
 commit date, flagged), then upstream.branches. With a commit id as pin, the
@@ -91,9 +97,15 @@ func run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	images, err := f.Images(env.Root, opts.Images)
+	charts, imageArgs, err := chart.SplitArgs(env.Root, opts.Images)
 	if err != nil {
 		return err
+	}
+	var images []string
+	if len(opts.Images) == 0 || len(imageArgs) > 0 {
+		if images, err = f.Images(env.Root, imageArgs); err != nil {
+			return err
+		}
 	}
 	fetched := map[string]bool{}
 	var results []report.Obsolete
@@ -119,7 +131,15 @@ func run(ctx context.Context, opts *Options) error {
 		findings = findings || res.Report.Findings()
 		results = append(results, res)
 	}
-	if err := report.RenderObsolete(f.IO.Out, format, results, len(opts.Images) == 1); err != nil {
+	chartResults, err := scanCharts(ctx, env, charts)
+	if err != nil {
+		return err
+	}
+	for _, r := range chartResults {
+		findings = findings || r.Report.Findings()
+	}
+	results = append(results, chartResults...)
+	if err := report.RenderObsolete(f.IO.Out, format, results, len(opts.Images) == 1 && len(results) == 1); err != nil {
 		return err
 	}
 	if findings {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/patchkit/patchkit/internal/chart"
 	"github.com/patchkit/patchkit/internal/cmdutil"
 	"github.com/patchkit/patchkit/internal/diag"
 	gatestage "github.com/patchkit/patchkit/internal/gate"
@@ -45,6 +46,11 @@ func NewCmdUpgrade(f *cmdutil.Factory, runF func(context.Context, *Options) erro
 		Long: `Move the image's pin to REF (default: the newest final release matching
 upstream.releases; a prerelease only when --to names it) and carry the
 series forward, each patch to one fate:
+
+(IMAGE may name a chart unit by its vendored directory: upgrade then
+re-vendors it at REF, default the newest release, with its series applied as
+the Makefile applies it, and moves the pin where it lives; a series that does
+not apply writes nothing and exits 1. See docs/upgrade.md.)
 
   dropped    the new ref carries it (obsolete-check says present, or
              superseded): the file is deleted, the commit that landed it named
@@ -96,6 +102,11 @@ func run(ctx context.Context, opts *Options) error {
 	format, env, err := f.Setup()
 	if err != nil {
 		return err
+	}
+	if u, err := chart.Find(env.Root, opts.Image); err != nil {
+		return err
+	} else if u != nil {
+		return upgradeChart(ctx, f, env, format, u, opts)
 	}
 	im, err := pipeline.Prepare(ctx, env, opts.Image, "")
 	if err != nil {

@@ -58,6 +58,17 @@ is), and report each check as pass, fail, warn or skip:
   test              injected test files exist, their directories exist in
                     the patched tree, and Test: names are unique
 
+Chart units (patchkit-charts.yaml, see docs/spec.md) are verified too, and
+an IMAGE argument may name one by its vendored directory:
+
+  vendored          the directory equals the upstream at the pin plus the
+                    series, applied as the Makefile applies it (GNU patch or
+                    git apply), byte for byte; a failure names the files and
+                    the cause: the series fails to apply, the upstream
+                    version differs, or a file was edited by hand
+  chart-pin         warns when the chart's image unit is built from another
+                    upstream version than the chart's
+
 The upstream diff comes from the upstream cache, or with --online from
 GitHub (GITHUB_TOKEN when set; GITHUB_API_URL for Enterprise Server).
 -o github writes annotations, and appends a markdown summary to
@@ -86,9 +97,15 @@ func run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	images, err := f.Images(env.Root, opts.Images)
+	charts, imageArgs, err := chartArgs(env.Root, opts.Images)
 	if err != nil {
 		return err
+	}
+	var images []string
+	if len(opts.Images) == 0 || len(imageArgs) > 0 {
+		if images, err = f.Images(env.Root, imageArgs); err != nil {
+			return err
+		}
 	}
 	units, orphans, err := verifystage.Units(env.Root, images, len(opts.Images) == 0)
 	if err != nil {
@@ -134,7 +151,13 @@ func run(ctx context.Context, opts *Options) error {
 		results = append(results, *res)
 	}
 	results = append(results, orphans...)
-	if err := report.RenderVerify(f.IO.Out, format, results, len(opts.Images) == 1); err != nil {
+	chartResults, chartsFailed, err := verifyCharts(ctx, env, charts)
+	if err != nil {
+		return err
+	}
+	results = append(results, chartResults...)
+	failed = failed || chartsFailed
+	if err := report.RenderVerify(f.IO.Out, format, results, len(opts.Images) == 1 && len(results) == 1); err != nil {
 		return err
 	}
 	if format == report.GitHub {

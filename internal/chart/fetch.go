@@ -1,0 +1,302 @@
+package chart
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"gopkg.in/yaml.v3"
+
+	"github.com/patchkit/patchkit/internal/tree"
+	"github.com/patchkit/patchkit/internal/untrusted"
+	"github.com/patchkit/patchkit/internal/upstream"
+)
+
+// HelmChartMediaType is the media type of a Helm chart's content layer in an OCI registry.
+const HelmChartMediaType = "application/vnd.cncf.helm.chart.content.v1.tar+gzip"
+
+// ErrOffline: a chart upstream other than git needs the network.
+var ErrOffline = upstream.ErrOffline
+
+// Fetcher reads a unit's upstream at a version.
+type Fetcher struct {
+	root     string
+	CacheDir string       // the git upstream cache
+	Offline  bool         // no network
+	Client   *http.Client // Helm repositories and release assets; nil: a client with a 2-minute timeout
+	Remote   []remote.Option
+}
+
+// NewFetcher returns a Fetcher for the units of the repository at root.
+func NewFetcher(root, cacheDir string, offline bool) *Fetcher {
+	return &Fetcher{root: root, CacheDir: cacheDir, Offline: offline}
+}
+
+func (f *Fetcher) client() *http.Client {
+	if f.Client != nil {
+		return f.Client
+	}
+	return &http.Client{Timeout: 2 * time.Minute}
+}
+
+// Fetch returns the upstream's files at version, relative to the unit's
+// directory, as the Makefile's fetch leaves them (before the series).
+func (f *Fetcher) Fetch(ctx context.Context, u *Unit, version string) (Files, error) {
+	var files Files
+	var err error
+	untrusted.AddURL(u.URL()) // its credentials never reach output, in any encoding
+	switch u.Kind() {
+	case KindHelm:
+		files, err = f.helm(ctx, u, version)
+	case KindOCI:
+		files, err = f.oci(ctx, u, version)
+	case KindGit:
+		files, err = f.git(ctx, u, version)
+	default:
+		files, err = f.asset(ctx, u, version)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range u.Remove {
+		r = path.Clean(r)
+		for p := range files {
+			if p == r || strings.HasPrefix(p, r+"/") {
+				delete(files, p)
+			}
+		}
+	}
+	return files, nil
+}
+
+func (f *Fetcher) get(ctx context.Context, rawURL string) ([]byte, error) {
+	if f.Offline {
+		return nil, fmt.Errorf("%w: fetching %s needs the network", ErrOffline, untrusted.Redact(rawURL))
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := f.client().Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("fetching %s: %w", untrusted.Redact(rawURL), err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("fetching %s: %s", untrusted.Redact(rawURL), resp.Status)
+	}
+	return io.ReadAll(io.LimitReader(resp.Body, 1<<30))
+}
+
+// helmIndex is the part of a Helm repository's index.yaml patchkit reads.
+type helmIndex struct {
+	Entries map[string][]struct {
+		Version string   `yaml:"version"`
+		URLs    []string `yaml:"urls"`
+		Digest  string   `yaml:"digest"`
+	} `yaml:"entries"`
+}
+
+func (f *Fetcher) helmIndex(ctx context.Context, repo string) (*helmIndex, error) {
+	data, err := f.get(ctx, strings.TrimSuffix(repo, "/")+"/index.yaml")
+	if err != nil {
+		return nil, err
+	}
+	var idx helmIndex
+	if err := yaml.Unmarshal(data, &idx); err != nil {
+		return nil, fmt.Errorf("reading the index of %s: %w", untrusted.Redact(repo), err)
+	}
+	return &idx, nil
+}
+
+func (f *Fetcher) helm(ctx context.Context, u *Unit, version string) (Files, error) {
+	repo := u.Upstream.Helm
+	idx, err := f.helmIndex(ctx, repo)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range idx.Entries[u.Upstream.Chart] {
+		if e.Version != version || len(e.URLs) == 0 {
+			continue
+		}
+		base, err := url.Parse(strings.TrimSuffix(repo, "/") + "/")
+		if err != nil {
+			return nil, err
+		}
+		ref, err := url.Parse(e.URLs[0])
+		if err != nil {
+			return nil, fmt.Errorf("%s: chart %s %s: bad URL: %w", untrusted.Redact(repo), u.Upstream.Chart, version, err)
+		}
+		tgz, err := f.get(ctx, base.ResolveReference(ref).String())
+		if err != nil {
+			return nil, err
+		}
+		if e.Digest != "" {
+			sum := sha256.Sum256(tgz)
+			if hex.EncodeToString(sum[:]) != e.Digest {
+				return nil, fmt.Errorf("%s: chart %s %s: the archive's sha256 is not the index's digest", untrusted.Redact(repo), u.Upstream.Chart, version)
+			}
+		}
+		return untarChart(tgz)
+	}
+	return nil, &NotFoundError{What: fmt.Sprintf("chart %s version %s in %s", u.Upstream.Chart, version, untrusted.Redact(repo))}
+}
+
+// NotFoundError: the upstream has no such version.
+type NotFoundError struct{ What string }
+
+func (e *NotFoundError) Error() string { return e.What + ": not found upstream" }
+
+func ociRef(u *Unit, version string) (name.Reference, error) {
+	return name.ParseReference(strings.TrimPrefix(u.Upstream.OCI, "oci://") + ":" + version)
+}
+
+func (f *Fetcher) oci(ctx context.Context, u *Unit, version string) (Files, error) {
+	if f.Offline {
+		return nil, fmt.Errorf("%w: fetching %s needs the network", ErrOffline, u.Upstream.OCI)
+	}
+	ref, err := ociRef(u, version)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", u.Upstream.OCI, err)
+	}
+	img, err := remote.Image(ref, append([]remote.Option{remote.WithContext(ctx)}, f.Remote...)...)
+	if err != nil {
+		return nil, fmt.Errorf("fetching %s: %w", ref, err)
+	}
+	layers, err := img.Layers()
+	if err != nil {
+		return nil, fmt.Errorf("fetching %s: %w", ref, err)
+	}
+	for _, l := range layers {
+		mt, err := l.MediaType()
+		if err != nil || string(mt) != HelmChartMediaType {
+			continue
+		}
+		rc, err := l.Compressed()
+		if err != nil {
+			return nil, fmt.Errorf("fetching %s: %w", ref, err)
+		}
+		tgz, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil {
+			return nil, fmt.Errorf("fetching %s: %w", ref, err)
+		}
+		return untarChart(tgz)
+	}
+	return nil, fmt.Errorf("%s: no layer of media type %s", ref, HelmChartMediaType)
+}
+
+// untarChart unpacks a chart archive as `helm pull --untar` does: its one
+// top directory (the chart's name) becomes the unit's directory.
+func untarChart(tgz []byte) (Files, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(tgz))
+	if err != nil {
+		return nil, fmt.Errorf("reading the chart archive: %w", err)
+	}
+	tr := tar.NewReader(zr)
+	files := Files{}
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading the chart archive: %w", err)
+		}
+		if h.Typeflag != tar.TypeReg {
+			continue
+		}
+		p := path.Clean(strings.TrimPrefix(h.Name, "./"))
+		_, rest, ok := strings.Cut(p, "/")
+		if !ok || tree.Clean(rest) != nil {
+			return nil, fmt.Errorf("reading the chart archive: unsafe path %q", h.Name)
+		}
+		data, err := io.ReadAll(io.LimitReader(tr, 1<<30))
+		if err != nil {
+			return nil, fmt.Errorf("reading the chart archive: %w", err)
+		}
+		files[rest] = data
+	}
+	return files, nil
+}
+
+// Tag is the git tag of version.
+func (u *Unit) Tag(version string) string {
+	t := u.Upstream.Tag
+	if t == "" {
+		t = "{version}"
+	}
+	return strings.ReplaceAll(t, "{version}", version)
+}
+
+func (f *Fetcher) git(ctx context.Context, u *Unit, version string) (Files, error) {
+	untrusted.AddURL(u.Upstream.Git)
+	c, err := upstream.Open(ctx, f.CacheDir, u.Upstream.Git, upstream.WithOffline(f.Offline), upstream.WithShallow(true))
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	tag := u.Tag(version)
+	if err := c.Ensure(ctx, tag); err != nil {
+		if errors.Is(err, upstream.ErrRefNotFound) {
+			return nil, &NotFoundError{What: fmt.Sprintf("tag %s of %s", tag, c.URL())}
+		}
+		return nil, err
+	}
+	snap, err := c.Source(tag)
+	if err != nil {
+		return nil, err
+	}
+	prefix := strings.Trim(u.Upstream.Path, "/")
+	files := Files{}
+	err = snap.Walk(func(p string, fl *tree.File) error {
+		if prefix != "" {
+			if !strings.HasPrefix(p, prefix+"/") {
+				return nil
+			}
+			p = strings.TrimPrefix(p, prefix+"/")
+		}
+		if fl.Mode == tree.Gitlink || fl.Mode == tree.Symlink {
+			return nil
+		}
+		files[p] = fl.Data
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, &NotFoundError{What: fmt.Sprintf("%s at tag %s of %s", prefix, tag, c.URL())}
+	}
+	return files, nil
+}
+
+// AssetURL is the release asset's URL at version.
+func (u *Unit) AssetURL(version string) string {
+	return strings.ReplaceAll(u.Upstream.URL, "{version}", version)
+}
+
+func (f *Fetcher) asset(ctx context.Context, u *Unit, version string) (Files, error) {
+	data, err := f.get(ctx, u.AssetURL(version))
+	if err != nil {
+		return nil, err
+	}
+	n := u.Upstream.Name
+	if n == "" {
+		n = path.Base(u.AssetURL(version))
+	}
+	return Files{n: data}, nil
+}

@@ -1,0 +1,151 @@
+package chart
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/patchkit/patchkit/internal/tree"
+)
+
+// Upgrade is the plan (and, once written, the record) of moving a chart
+// unit to another upstream version.
+type Upgrade struct {
+	Unit     string   `json:"unit"`     // the vendored directory
+	From     string   `json:"from"`     // the pin
+	To       string   `json:"to"`       // the target version
+	Problems []string `json:"problems"` // what the Makefile's tool refuses at To: nothing is written then
+	Files    []string `json:"files"`    // vendored files that change
+	Pins     []string `json:"pins"`     // the pin sources moved, file:line
+	Written  bool     `json:"written"`
+}
+
+// ErrNoNewer: no release after the pin (a deliberate skip, not a failure).
+var ErrNoNewer = fmt.Errorf("no newer upstream release")
+
+// PlanUpgrade works out the move of u to version to (the newest release
+// when empty): the directory re-vendored (upstream at to plus the series,
+// carried forward as the Makefile applies it) and the pin moved where it
+// lives. Nothing is written.
+func (f *Fetcher) PlanUpgrade(ctx context.Context, u *Unit, to string) (*Upgrade, Files, error) {
+	pin, err := u.Pin(f.root)
+	if err != nil {
+		return nil, nil, err
+	}
+	if to == "" {
+		vs, err := f.Releases(ctx, u, pin)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(vs) == 0 {
+			return nil, nil, ErrNoNewer
+		}
+		to = vs[len(vs)-1]
+	}
+	up := &Upgrade{Unit: u.Dir, From: pin, To: to}
+	want, problems, _, err := f.Expected(ctx, u, to)
+	if err != nil {
+		return nil, nil, err
+	}
+	up.Problems = problems
+	have, err := ReadDir(f.root, u.Dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	if u.Kind() == KindURL {
+		for p := range have {
+			if _, ok := want[p]; !ok {
+				want[p] = have[p] // a release asset's directory keeps its other files
+			}
+		}
+	}
+	up.Files = Diff(want, have)
+	return up, want, nil
+}
+
+// WriteUpgrade writes a plan without problems: the vendored directory
+// replaced atomically, then the pin moved (a Makefile variable, or the
+// spec's literal; a pin read from the vendored Chart.yaml moves with it).
+func (f *Fetcher) WriteUpgrade(u *Unit, up *Upgrade, want Files) error {
+	if len(up.Problems) > 0 {
+		return fmt.Errorf("%s: the series does not apply at %s: nothing written", u.Dir, up.To)
+	}
+	m := tree.Map{}
+	for p, b := range want {
+		m[p] = &tree.File{Mode: tree.Regular, Data: b}
+	}
+	// Plan the pin edit before writing anything.
+	var pinFile string
+	var pinData []byte
+	v := u.Version
+	switch {
+	case v.MakefileVar != "":
+		pinFile = v.Makefile
+		data, line, err := replaceAssignment(f.root, pinFile, v.MakefileVar, v.Prefix+up.From, v.Prefix+up.To)
+		if err != nil {
+			return err
+		}
+		pinData = data
+		up.Pins = append(up.Pins, fmt.Sprintf("%s:%d", pinFile, line))
+	case v.Value != "":
+		pinFile = u.Spec
+		data, line, err := replaceAssignment(f.root, pinFile, "version", up.From, up.To)
+		if err != nil {
+			return err
+		}
+		pinData = data
+		up.Pins = append(up.Pins, fmt.Sprintf("%s:%d", pinFile, line))
+	default:
+		up.Pins = append(up.Pins, fmt.Sprintf("%s (re-vendored)", chartYAMLPath(f.root, u.Dir)))
+	}
+	if err := tree.WriteAtomic(filepath.Join(f.root, filepath.FromSlash(u.Dir)), m, nil); err != nil {
+		return err
+	}
+	if pinFile != "" {
+		full := filepath.Join(f.root, filepath.FromSlash(pinFile))
+		tmp := full + ".patchkit-tmp"
+		info, err := os.Stat(full)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(tmp, pinData, info.Mode().Perm()); err != nil {
+			return err
+		}
+		if err := os.Rename(tmp, full); err != nil {
+			os.Remove(tmp)
+			return err
+		}
+	}
+	up.Written = true
+	return nil
+}
+
+// replaceAssignment rewrites the one line of file that assigns name the
+// value old (NAME = old, export NAME := old, name: old), keeping the rest
+// of the line; it is an error when no line or more than one does.
+func replaceAssignment(root, file, name, old, new string) ([]byte, int, error) {
+	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(file)))
+	if err != nil {
+		return nil, 0, err
+	}
+	re := regexp.MustCompile(`^(\s*(?:export\s+|override\s+|-\s+)?` + regexp.QuoteMeta(name) + `\s*(?:\?=|::=|:=|=|:)\s*["']?)` + regexp.QuoteMeta(old) + `(["']?\s*(?:#.*)?)$`)
+	lines := strings.SplitAfter(string(data), "\n")
+	hit := 0
+	for i, l := range lines {
+		body := strings.TrimRight(l, "\r\n")
+		if m := re.FindStringSubmatch(body); m != nil {
+			if hit != 0 {
+				return nil, 0, fmt.Errorf("%s: %s is set to %s on lines %d and %d: move it by hand", file, name, old, hit, i+1)
+			}
+			lines[i] = m[1] + new + m[2] + l[len(body):]
+			hit = i + 1
+		}
+	}
+	if hit == 0 {
+		return nil, 0, fmt.Errorf("%s: no line sets %s to %s", file, name, old)
+	}
+	return []byte(strings.Join(lines, "")), hit, nil
+}

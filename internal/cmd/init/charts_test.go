@@ -1,0 +1,189 @@
+package initcmd_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/patchkit/patchkit/internal/chart/charttest"
+	"github.com/patchkit/patchkit/internal/image/imagetest"
+)
+
+type chartInit struct {
+	Kind     string `json:"kind"`
+	Dir      string `json:"dir"`
+	Spec     string `json:"spec"`
+	Upstream struct {
+		URL string `json:"url"`
+		Ref string `json:"ref"`
+	} `json:"upstream"`
+	Status  string `json:"status"`
+	Problem string `json:"problem"`
+}
+
+type verifyOut struct {
+	Image  string `json:"image"`
+	OK     bool   `json:"ok"`
+	Checks []struct {
+		Patch, Check, Status, Message, Cause string
+		Files                                []string
+	} `json:"checks"`
+}
+
+// TestInitChartsThenVerify: a monorepo with the four chart forms adopts
+// with init, passes verify, and a hand edit, a stale chart version and a
+// patch GNU patch refuses each fail verify naming the cause.
+func TestInitChartsThenVerify(t *testing.T) {
+	reg := imagetest.StartRegistry(t)
+	m := charttest.NewMonorepo(t, reg.Addr)
+	t.Setenv("GIT_CONFIG_GLOBAL", m.GitConfig)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	cache := filepath.Join(t.TempDir(), "cache")
+
+	code, out, errOut := run(t, "init", "--root", m.Root, "-o", "json")
+	if code != 0 {
+		t.Fatalf("init: exit %d\n%s\n%s", code, out, errOut)
+	}
+	var units []chartInit
+	if err := json.Unmarshal([]byte(out), &units); err != nil {
+		t.Fatalf("init -o json: %v\n%s", err, out)
+	}
+	want := map[string]string{
+		"packages/system/reloader/charts/reloader": charttest.ReloaderVersion,
+		"packages/system/robotlb/charts/robotlb":   charttest.RobotlbVersion,
+		"packages/system/kubeovn/charts/kube-ovn":  charttest.KubeovnVersion,
+		"packages/system/multus/templates":         charttest.MultusVersion,
+	}
+	got := map[string]chartInit{}
+	for _, u := range units {
+		if u.Kind == "chart" {
+			got[u.Dir] = u
+		}
+	}
+	for dir, ref := range want {
+		u, ok := got[dir]
+		if !ok || u.Upstream.Ref != ref || u.Upstream.URL == "" || u.Status != "written" {
+			t.Errorf("init listed %s as %+v; want upstream.ref %s, written", dir, u, ref)
+		}
+	}
+
+	verify := func() (int, []verifyOut, string) {
+		code, out, errOut := run(t, "verify", "--root", m.Root, "--cache-dir", cache, "-o", "json")
+		var res []verifyOut
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			t.Fatalf("verify -o json: %v\n%s\n%s", err, out, errOut)
+		}
+		return code, res, errOut
+	}
+	code, res, errOut := verify()
+	if code != 0 || len(res) != 4 {
+		t.Fatalf("verify after init: exit %d, %d results\n%+v\n%s", code, len(res), res, errOut)
+	}
+
+	// obsolete-check on the chart units: the releases after each pin.
+	code, out, errOut = run(t, "obsolete-check", "--root", m.Root, "--cache-dir", cache, "-o", "json")
+	var obs []struct {
+		Image   string   `json:"image"`
+		Refs    []string `json:"refs"`
+		Patches []struct {
+			File    string `json:"file"`
+			Results []struct{ Ref, Status string }
+		} `json:"patches"`
+	}
+	if err := json.Unmarshal([]byte(out), &obs); err != nil || code != 0 {
+		t.Fatalf("obsolete-check: exit %d, %v\n%s\n%s", code, err, out, errOut)
+	}
+	seen := map[string]string{}
+	for _, o := range obs {
+		seen[o.Image] = strings.Join(o.Refs, ",")
+		for _, p := range o.Patches {
+			for _, r := range p.Results {
+				if r.Status != "applies" {
+					t.Errorf("%s %s at %s: %s, want applies", o.Image, p.File, r.Ref, r.Status)
+				}
+			}
+		}
+	}
+	if seen["packages/system/reloader/charts/reloader"] != charttest.ReloaderNext || seen["packages/system/robotlb/charts/robotlb"] != charttest.RobotlbNext {
+		t.Errorf("obsolete-check refs = %v, want the Helm and OCI releases after the pins", seen)
+	}
+
+	for _, tc := range []struct {
+		name, unit, cause, names string
+		edit                     func()
+	}{
+		{"hand edit", "packages/system/kubeovn/charts/kube-ovn", "edited by hand", "packages/system/kubeovn/charts/kube-ovn/templates/ovn-CR.yaml", func() {
+			p := m.Pkg("kubeovn", "charts/kube-ovn/templates/ovn-CR.yaml")
+			b, _ := os.ReadFile(p)
+			os.WriteFile(p, []byte(strings.Replace(string(b), "subnets", "subnets\", \"ips", 1)), 0o644)
+		}},
+		{"stale chart version", "packages/system/reloader/charts/reloader", "upstream version differs", "Chart.yaml is version " + charttest.ReloaderVersion, func() {
+			p := m.Pkg("reloader", "Makefile")
+			b, _ := os.ReadFile(p)
+			os.WriteFile(p, []byte(strings.Replace(string(b), "CHART_VERSION="+charttest.ReloaderVersion, "CHART_VERSION="+charttest.ReloaderNext, 1)), 0o644)
+		}},
+		{"patch GNU patch refuses", "packages/system/multus/templates", "series fails to apply", "which already exists", func() {
+			p := m.Pkg("multus", "patches/customize-deployment.patch")
+			b, _ := os.ReadFile(p)
+			os.WriteFile(p, []byte(strings.Replace(string(b), "--- a/", "index 0000000..e69de29 100644\n--- a/", 1)), 0o644)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			saved := map[string][]byte{}
+			filepath.Walk(m.Root, func(p string, info os.FileInfo, err error) error {
+				if err == nil && !info.IsDir() {
+					saved[p], _ = os.ReadFile(p)
+				}
+				return nil
+			})
+			defer func() {
+				for p, b := range saved {
+					os.WriteFile(p, b, 0o644)
+				}
+			}()
+			tc.edit()
+			code, res, errOut := verify()
+			if code != 1 {
+				t.Fatalf("verify: exit %d, want 1\n%+v\n%s", code, res, errOut)
+			}
+			for _, r := range res {
+				failed := !r.OK
+				if (r.Image == tc.unit) != failed {
+					t.Errorf("%s: ok=%v (only %s should fail): %+v", r.Image, r.OK, tc.unit, r.Checks)
+				}
+				if r.Image != tc.unit {
+					continue
+				}
+				c := r.Checks[0]
+				if c.Check != "vendored" || c.Cause != tc.cause || !strings.Contains(c.Message, tc.names) {
+					t.Errorf("check = %+v; want vendored, cause %q, naming %q", c, tc.cause, tc.names)
+				}
+			}
+		})
+	}
+}
+
+// TestUpgradeChartUnit: upgrade on a chart unit re-vendors it at the newest
+// release with its series, moves CHART_VERSION, and verify passes after.
+func TestUpgradeChartUnit(t *testing.T) {
+	reg := imagetest.StartRegistry(t)
+	m := charttest.NewMonorepo(t, reg.Addr)
+	t.Setenv("GIT_CONFIG_GLOBAL", m.GitConfig)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	cache := filepath.Join(t.TempDir(), "cache")
+	if code, out, errOut := run(t, "init", "--root", m.Root); code != 0 {
+		t.Fatalf("init: exit %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, errOut := run(t, "upgrade", "--root", m.Root, "--cache-dir", cache, "packages/system/reloader/charts/reloader")
+	if code != 0 || !strings.Contains(out, "moved "+charttest.ReloaderVersion+" -> "+charttest.ReloaderNext) {
+		t.Fatalf("upgrade: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if b, _ := os.ReadFile(m.Pkg("reloader", "Makefile")); !strings.Contains(string(b), "CHART_VERSION="+charttest.ReloaderNext+"\n") {
+		t.Fatalf("Makefile after upgrade:\n%s", b)
+	}
+	if code, out, errOut := run(t, "verify", "--root", m.Root, "--cache-dir", cache, "packages/system/reloader/charts/reloader"); code != 0 {
+		t.Fatalf("verify after upgrade: exit %d\n%s\n%s", code, out, errOut)
+	}
+}

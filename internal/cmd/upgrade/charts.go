@@ -1,0 +1,62 @@
+package upgrade
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/patchkit/patchkit/internal/chart"
+	"github.com/patchkit/patchkit/internal/cmdutil"
+	"github.com/patchkit/patchkit/internal/diag"
+	"github.com/patchkit/patchkit/internal/pipeline"
+	"github.com/patchkit/patchkit/internal/report"
+)
+
+// upgradeChart moves a chart unit to --to (default: the newest release):
+// re-vendors its directory with the series carried forward and moves its
+// pin. A series that does not apply at the target is a finding (exit 1)
+// and writes nothing.
+func upgradeChart(ctx context.Context, f *cmdutil.Factory, env pipeline.Env, format report.Format, u *chart.Unit, opts *Options) error {
+	fe := chart.NewFetcher(env.Root, env.CacheDir, env.Offline)
+	up, want, err := fe.PlanUpgrade(ctx, u, opts.To)
+	if errors.Is(err, chart.ErrNoNewer) {
+		fmt.Fprintf(f.IO.Out, "%s: %s\n", u.Dir, err)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if len(up.Problems) == 0 && !opts.DryRun {
+		if err := fe.WriteUpgrade(u, up, want); err != nil {
+			return err
+		}
+	}
+	if format == report.JSON {
+		b, err := json.MarshalIndent(up, "", "  ")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(f.IO.Out, "%s\n", b)
+	} else {
+		verb := "would move"
+		if up.Written {
+			verb = "moved"
+		}
+		fmt.Fprintf(f.IO.Out, "%s: %s %s -> %s\n", u.Dir, verb, up.From, up.To)
+		for _, p := range up.Problems {
+			fmt.Fprintf(f.IO.Out, "  the series does not apply: %s\n", p)
+		}
+		if len(up.Files) > 0 {
+			fmt.Fprintf(f.IO.Out, "  files: %s\n", strings.Join(up.Files, ", "))
+		}
+		for _, p := range up.Pins {
+			fmt.Fprintf(f.IO.Out, "  pin: %s\n", p)
+		}
+	}
+	if len(up.Problems) > 0 {
+		return diag.ErrFindings
+	}
+	return nil
+}
