@@ -50,6 +50,9 @@ type Unit struct {
 	Problem string `json:"problem,omitempty"`
 	// Notes are things the user should know about a readable unit.
 	Notes []string `json:"notes,omitempty"`
+	// Versions are the other places that name the pinned version
+	// (upstream.versions in the spec).
+	Versions []VersionPlace `json:"versions,omitempty"`
 
 	// ApplyDiffers says how the Dockerfile applies the series differently
 	// from patchkit, "" when it does not (see ApplyDiffers).
@@ -201,6 +204,7 @@ func (u *Unit) read(ctx *unitCtx, f *Fetch, ap *Apply) error {
 	}
 	stamps, notes := ctx.readStamps()
 	u.Notes = append(u.Notes, notes...)
+	u.Versions = ctx.findVersions(pin, u.Patches)
 	u.yaml = render(u, url, pin, f, ap, stamps)
 	s, err := spec.LoadUnitReader(bytes.NewReader(u.yaml), ctx.root, spec.Unit{Name: path.Base(u.Dir), Dir: u.Dir})
 	if err != nil {

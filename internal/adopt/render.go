@@ -27,6 +27,14 @@ func render(u *Unit, url, pin value, f *Fetch, ap *Apply, stamps []stampEntry) [
 	if g := releases(pin.Value); g != "" {
 		fmt.Fprintf(&b, "  releases: %s  # the tags obsolete-check scans\n", quote(g))
 	}
+	if len(u.Versions) > 0 {
+		b.WriteString("  versions:  # the other places that name the pinned version: upgrade moves them with the pin, verify checks they agree\n")
+		for _, v := range u.Versions {
+			fmt.Fprintf(&b, "    - file: %s  # %s:%d\n", quote(relPath(u.Dir, v.File)), v.File, v.Line)
+			fmt.Fprintf(&b, "      %s: %s\n", v.Kind, quote(v.Name))
+			fmt.Fprintf(&b, "      spelling: %s\n", v.Spelling)
+		}
+	}
 	fmt.Fprintf(&b, "patches: %s\n", quote(relPath(u.Dir, u.Patches)))
 	b.WriteString("build:\n")
 	fmt.Fprintf(&b, "  dockerfile: %s\n", quote(relPath(u.Dir, u.Dockerfile)))

@@ -85,6 +85,9 @@ type Upstream struct {
 	Ref      string   `yaml:"ref"`
 	Releases string   `yaml:"releases"`
 	Branches []string `yaml:"branches"`
+	// Versions are the other places that name the pinned version (see
+	// Version): upgrade moves them with the pin, verify checks they agree.
+	Versions []Version `yaml:"versions"`
 
 	// URLFrom and RefFrom are set when url or ref is a Source (a mapping)
 	// rather than a value; URL and Ref then hold the value read from it.
@@ -202,7 +205,7 @@ func (s *Spec) Line(key string) int { return s.lines[key] }
 // allowed lists the keys of each mapping, by key path; "[]" stands for a list element.
 var allowed = map[string][]string{
 	"":               {"upstream", "patches", "test", "build", "image", "stamp", "inputs"},
-	"upstream":       {"url", "ref", "releases", "branches"},
+	"upstream":       {"url", "ref", "releases", "branches", "versions"},
 	"patches":        {"dir", "strip", "directory", "recount"},
 	"upstream.url":   sourceKeys,
 	"upstream.ref":   sourceKeys,
@@ -215,6 +218,9 @@ var allowed = map[string][]string{
 	// the repository config, .patchkit.yaml (see repo.go)
 	repoSchema:            {"build", "shared", "exclude"},
 	repoSchema + ".build": {"makefile", "target"},
+
+	// the other places of the pinned version (see versions.go)
+	"upstream.versions.[]": {"file", "dockerfile-arg", "makefile-var", "key", "spelling"},
 }
 
 var (
@@ -412,6 +418,9 @@ func (s *Spec) resolvePaths() {
 	for i := range s.Inputs {
 		s.Inputs[i] = s.Rel(s.Inputs[i])
 	}
+	for i := range s.Upstream.Versions {
+		s.Upstream.Versions[i].File = s.Rel(s.Upstream.Versions[i].File)
+	}
 }
 
 func (s *Spec) validate(root string) error {
@@ -511,6 +520,9 @@ func (s *Spec) validate(root string) error {
 		}
 	}
 	if err := s.validateInputs(root); err != nil {
+		return err
+	}
+	if err := s.validateVersions(root); err != nil {
 		return err
 	}
 	return s.validateStamps(root)

@@ -45,6 +45,9 @@ type Input struct {
 	To string
 	// Pin moves the pin; nil leaves the pin file out of the plan.
 	Pin PinWriter
+	// Root is the repository root: with it (and Pin), the plan moves every
+	// upstream.versions place of Spec with the pin, in the same writes.
+	Root string
 }
 
 // Conflict is one hunk that does not apply at the new ref, or one region the
@@ -192,6 +195,11 @@ func Plan(ctx context.Context, in Input, toCommit string) (*Result, error) {
 		}
 		res.Pin.File = file
 		res.Writes = append([]Write{{Path: file, Data: data}}, res.Writes...)
+		if in.Root != "" {
+			if res.Writes, err = moveVersions(in.Root, in.Spec, in.To, res.Writes); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return res, nil
 }

@@ -27,7 +27,7 @@ const (
 
 // Checks lists the check names in report order (the stamp check, CheckStamp,
 // is the image's, after them).
-var Checks = []string{CheckApply, CheckWhitespace, CheckHeader, CheckBackport, CheckAppliedUpstream, CheckTest, CheckUnit, CheckPin, CheckDockerfile, CheckCanonical}
+var Checks = []string{CheckApply, CheckWhitespace, CheckHeader, CheckBackport, CheckAppliedUpstream, CheckTest, CheckUnit, CheckPin, CheckDockerfile, CheckCanonical, CheckVersions}
 
 // The statuses of a check.
 const (
@@ -133,6 +133,7 @@ func Image(ctx context.Context, env pipeline.Env, name string, opts ...Option) (
 		return nil, err
 	}
 	checks := append(v.flatten(), DockerfileChecks(env.Root, s)...)
+	checks = append(checks, VersionChecks(env.Root, s)...)
 	checks = append(checks, StampChecks(env.Root, s, v.idents())...)
 	res := &Result{Image: name, Unit: s.Dir, Pin: s.Upstream.Ref, Checks: checks}
 	res.OK = !res.Failed()

@@ -120,7 +120,7 @@ func run(ctx context.Context, opts *Options) error {
 	}
 	res, err := upgradestage.Plan(ctx, upgradestage.Input{
 		Cache: im.Cache, Spec: im.Spec, PinCommit: im.Commit, Patches: im.Patches, To: to,
-		Pin: upgradestage.PinFor(env.Root, im.Spec),
+		Pin: upgradestage.PinFor(env.Root, im.Spec), Root: env.Root,
 	}, commit)
 	if err != nil {
 		return planError(err)
