@@ -432,13 +432,10 @@ func (s *Spec) validate(root string) error {
 		return s.errf("upstream.url", "required")
 	}
 	if s.Upstream.Ref == "" {
-		return s.errf("upstream.ref", "required: a tag or a full commit id")
+		return s.errf("upstream.ref", "required: a tag or a commit id")
 	}
 	if strings.HasPrefix(s.Upstream.Ref, "-") || strings.ContainsAny(s.Upstream.Ref, " \t\n:^~?*[\\") {
-		return s.errf("upstream.ref", "%q is not a tag or a full commit id", s.Upstream.Ref)
-	}
-	if isHex(s.Upstream.Ref) && len(s.Upstream.Ref) >= 7 && !fullCommit.MatchString(s.Upstream.Ref) {
-		return s.errf("upstream.ref", "%q looks like an abbreviated commit id: pin a tag or the full 40-character id", s.Upstream.Ref)
+		return s.errf("upstream.ref", "%q is not a tag or a commit id", s.Upstream.Ref)
 	}
 	if s.Upstream.Releases != "" {
 		if _, err := path.Match(s.Upstream.Releases, ""); err != nil {
@@ -728,6 +725,12 @@ func (s *Spec) CheckBuild(builder string) error {
 
 // IsCommitID reports whether ref is a full 40-character commit id.
 func IsCommitID(ref string) bool { return fullCommit.MatchString(ref) }
+
+// IsCommitPin reports whether ref spells a commit: a full id, or an
+// abbreviated one (7 to 39 hex digits) that upstream resolves uniquely.
+func IsCommitPin(ref string) bool { return abbrevCommit.MatchString(ref) }
+
+var abbrevCommit = regexp.MustCompile(`^[0-9a-f]{7,40}$`)
 
 func isHex(s string) bool {
 	for _, c := range s {
