@@ -41,9 +41,9 @@ func TestSpelling(t *testing.T) {
 
 func TestSedInPlace(t *testing.T) {
 	for text, want := range map[string]bool{
-		"\tsed -i.bak -E \"s|image: x|image: $$IMG|\" files/a.yaml": true,
+		"\tsed -i.bak -E \"s|image: x|image: $$IMG|\" files/a.yaml":                   true,
 		"\t$(SED_INPLACE) -e \"s/ARG VERSION=.*/ARG VERSION=1/\" images/x/Dockerfile": true,
-		"\tsed -e s/a/b/ x > y": false,
+		"\tsed -e s/a/b/ x > y":        false,
 		"\tyq -i '.a = 1' values.yaml": false,
 	} {
 		if got := isSedInPlace(text); got != want {

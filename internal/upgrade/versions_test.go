@@ -27,7 +27,7 @@ func TestMoveVersions(t *testing.T) {
     - {file: ../../Makefile, makefile-var: OVN_RELEASE}
 patches: ./patches
 `,
-		unit + "/Dockerfile":                                 "# base\nARG VERSION=\"1.15.10\"\nARG BASE_TAG=v$VERSION\nFROM x\nARG TAG=\"v1.15.10\"\n",
+		unit + "/Dockerfile": "# base\nARG VERSION=\"1.15.10\"\nARG BASE_TAG=v$VERSION\nFROM x\nARG TAG=\"v1.15.10\"\n",
 		"packages/system/kubeovn/charts/kube-ovn/Chart.yaml": "apiVersion: v2\nversion: v1.15.10 # chart\nappVersion: \"1.15.10\"\n",
 		"packages/system/kubeovn/Makefile":                   "OVN_RELEASE := v1.15.10\nimage:\n\tdocker build images/kubeovn\n",
 		unit + "/patches/0001-x.diff":                        "",
@@ -52,7 +52,7 @@ patches: ./patches
 		t.Fatalf("moveVersions() error = %v", err)
 	}
 	want := map[string]string{
-		unit + "/Dockerfile":                                 "# base\nARG VERSION=\"1.15.11\"\nARG BASE_TAG=v$VERSION\nFROM x\nARG TAG=\"v1.15.11\"\n",
+		unit + "/Dockerfile": "# base\nARG VERSION=\"1.15.11\"\nARG BASE_TAG=v$VERSION\nFROM x\nARG TAG=\"v1.15.11\"\n",
 		"packages/system/kubeovn/charts/kube-ovn/Chart.yaml": "apiVersion: v2\nversion: v1.15.11 # chart\nappVersion: \"1.15.11\"\n",
 		"packages/system/kubeovn/Makefile":                   "OVN_RELEASE := v1.15.11\nimage:\n\tdocker build images/kubeovn\n",
 	}
