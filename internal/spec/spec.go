@@ -216,11 +216,12 @@ var allowed = map[string][]string{
 	"image":          {"repository", "tag"},
 	"stamp.[]":       {"file", "kind", "key", "format", "value", "stale"},
 	// the repository config, .patchkit.yaml (see repo.go)
-	repoSchema:            {"build", "shared", "exclude"},
+	repoSchema:            {"build", "shared", "exclude", "unbuilt"},
 	repoSchema + ".build": {"makefile", "target"},
 
 	// the other places of the pinned version (see versions.go)
 	"upstream.versions.[]": {"file", "dockerfile-arg", "makefile-var", "key", "spelling"},
+	repoSchema + ".unbuilt.[]": {"unit", "reason"},
 }
 
 var (
