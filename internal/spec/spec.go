@@ -220,7 +220,7 @@ var allowed = map[string][]string{
 	repoSchema + ".build": {"makefile", "target"},
 
 	// the other places of the pinned version (see versions.go)
-	"upstream.versions.[]": {"file", "dockerfile-arg", "makefile-var", "key", "spelling"},
+	"upstream.versions.[]":     {"file", "dockerfile-arg", "makefile-var", "key", "spelling"},
 	repoSchema + ".unbuilt.[]": {"unit", "reason"},
 }
 
