@@ -50,3 +50,8 @@ func IsInput(err error) bool {
 // ErrFindings is returned by a command whose run completed but found problems
 // (a patch that does not apply, a failed check). It maps to exit code 1.
 var ErrFindings = errors.New("findings")
+
+// ErrReported is returned by a command that ran every unit and already
+// reported, unit by unit, an error that alone would exit 2 (a unit whose
+// upstream could not be fetched): exit 2, with nothing more printed.
+var ErrReported = errors.New("errors reported per unit")
