@@ -77,6 +77,10 @@ type Series struct {
 	// Recount is git apply's --recount (patches.recount): the "@@" line
 	// counts are ignored and recounted from the hunks.
 	Recount bool `yaml:"recount"`
+	// Canonical (patches.canonical) turns verify's canonical check on
+	// (true) or off (false); unset, it runs when patchkit wrote the series
+	// (some patch is in the canonical text already).
+	Canonical *bool `yaml:"canonical"`
 }
 
 // Upstream is the pinned upstream.
@@ -206,7 +210,7 @@ func (s *Spec) Line(key string) int { return s.lines[key] }
 var allowed = map[string][]string{
 	"":               {"upstream", "patches", "test", "build", "image", "stamp", "inputs"},
 	"upstream":       {"url", "ref", "releases", "branches", "versions"},
-	"patches":        {"dir", "strip", "directory", "recount"},
+	"patches":        {"dir", "strip", "directory", "recount", "canonical"},
 	"upstream.url":   sourceKeys,
 	"upstream.ref":   sourceKeys,
 	"test":           {"inject", "package", "run"},

@@ -67,6 +67,12 @@ type Result struct {
 	// OK is true when no check failed.
 	OK     bool    `json:"ok"`
 	Checks []Check `json:"checks"`
+	// Error says why the unit could not be verified when others were (its
+	// upstream could not be fetched, its spec does not load); Checks then
+	// holds one failed apply check saying so, and ExitCode is the exit code
+	// the error alone would give.
+	Error    string `json:"error,omitempty"`
+	ExitCode int    `json:"exitCode,omitempty"`
 }
 
 // Failed reports whether any check failed.
@@ -180,6 +186,9 @@ type verifier struct {
 	entries []*entry
 	// spec are the checks of the spec's test: section.
 	spec []Check
+	// readme is the provenance the patch directory's README gives the
+	// patches whose headers say none, by file name.
+	readme map[string]Provenance
 }
 
 // run runs the checks in order; apply first, since test needs the patched tree.
@@ -189,6 +198,7 @@ func (v *verifier) run(ctx context.Context) error {
 			v.reportBad(e)
 		}
 	}
+	v.readme = v.readmeProvenance()
 	state, err := v.checkApply()
 	if err != nil {
 		return err
