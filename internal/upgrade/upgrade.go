@@ -188,6 +188,9 @@ func Plan(ctx context.Context, in Input, toCommit string) (*Result, error) {
 		}
 	}
 	res.Changes = w.cur.Changes()
+	if in.Root != "" {
+		res.Writes = dropFromReadme(in.Root, in.Spec, res.Writes)
+	}
 	if in.Pin != nil {
 		file, data, err := in.Pin.Move(in.To)
 		if err != nil {

@@ -3,8 +3,10 @@ package upgrade
 import (
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 
+	"github.com/patchkit/patchkit/internal/series"
 	"github.com/patchkit/patchkit/internal/spec"
 	"github.com/patchkit/patchkit/internal/stamp/expr"
 )
@@ -67,4 +69,33 @@ func SetVersion(data []byte, v spec.Version, value string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: a list item is not a key: value line", v.Key)
 	}
 	return SetYAMLValue(data, line, last.Key, value)
+}
+
+// dropFromReadme adds to writes the patch directory's README without the
+// entries of the patches the plan deletes, when it names them: a README of
+// provenance stays true.
+func dropFromReadme(root string, s *spec.Spec, writes []Write) []Write {
+	var names []string
+	for _, w := range writes {
+		if w.Delete && path.Dir(w.Path) == s.Patches {
+			names = append(names, path.Base(w.Path))
+		}
+	}
+	if len(names) == 0 {
+		return writes
+	}
+	prov := series.Readme(root, s.Patches, names)
+	if len(prov) == 0 {
+		return writes
+	}
+	var entries []series.Provenance
+	file := ""
+	for _, p := range prov {
+		entries, file = append(entries, p), p.File
+	}
+	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(file)))
+	if err != nil {
+		return writes
+	}
+	return append(writes, Write{Path: file, Data: series.DropFromReadme(data, entries)})
 }

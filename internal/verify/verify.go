@@ -188,7 +188,7 @@ type verifier struct {
 	spec []Check
 	// readme is the provenance the patch directory's README gives the
 	// patches whose headers say none, by file name.
-	readme map[string]Provenance
+	readme map[string]series.Provenance
 }
 
 // run runs the checks in order; apply first, since test needs the patched tree.
