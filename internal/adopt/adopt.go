@@ -11,7 +11,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -52,10 +51,20 @@ type Unit struct {
 	Problem string `json:"problem,omitempty"`
 	// Notes are things the user should know about a readable unit.
 	Notes []string `json:"notes,omitempty"`
+	// Versions are the other places that name the pinned version
+	// (upstream.versions in the spec).
+	Versions []VersionPlace `json:"versions,omitempty"`
 
 	// ApplyDiffers says how the Dockerfile applies the series differently
 	// from patchkit, "" when it does not (see ApplyDiffers).
 	ApplyDiffers string `json:"-"`
+	// Recount: the Dockerfile applies with git apply --recount (the spec
+	// init writes says patches.recount: true).
+	Recount bool `json:"-"`
+
+	// releases is the tag glob of the package's own release filter, and
+	// releasesWhere the Makefile line it was read from.
+	releases, releasesWhere string
 
 	yaml []byte
 }
@@ -172,8 +181,6 @@ func unreadable(u Unit, err error) Unit {
 	return u
 }
 
-var abbreviated = regexp.MustCompile(`^[0-9a-f]{7,39}$`)
-
 // read resolves the unit's url and pin and renders its spec, checked by
 // loading it as patchkit will.
 func (u *Unit) read(ctx *unitCtx, f *Fetch, ap *Apply) error {
@@ -184,9 +191,6 @@ func (u *Unit) read(ctx *unitCtx, f *Fetch, ap *Apply) error {
 	pin, err := ctx.resolve(f.Ref, f.RefLine)
 	if err != nil {
 		return err
-	}
-	if abbreviated.MatchString(pin.Value) {
-		return fmt.Errorf("%s: the pin %s is an abbreviated commit id: pin a tag or the full 40-character id there", pin.Where, pin.Value)
 	}
 	if strings.ContainsAny(pin.Value, "$ ") || pin.Value == "" {
 		return fmt.Errorf("%s: cannot read the pin %q", pin.Where, pin.Value)
@@ -203,6 +207,14 @@ func (u *Unit) read(ctx *unitCtx, f *Fetch, ap *Apply) error {
 	}
 	stamps, notes := ctx.readStamps()
 	u.Notes = append(u.Notes, notes...)
+	u.Versions = ctx.findVersions(pin, u.Patches)
+	if g, where, ok := ctx.releaseFilter(url.Value); ok {
+		if m, _ := path.Match(g, pin.Value); m {
+			u.releases, u.releasesWhere = g, where
+		} else {
+			u.Notes = append(u.Notes, fmt.Sprintf("%s: filters the releases with %s, which the pin %s does not match: releases is the pin's major line instead", where, g, pin.Value))
+		}
+	}
 	u.yaml = render(u, url, pin, f, ap, stamps)
 	s, err := spec.LoadUnitReader(bytes.NewReader(u.yaml), ctx.root, spec.Unit{Name: path.Base(u.Dir), Dir: u.Dir})
 	if err != nil {
@@ -231,6 +243,7 @@ func (u *Unit) checkApply(root string, ap *Apply) error {
 	if n == 0 {
 		return fmt.Errorf("%s: holds no *.diff or *.patch file", u.Patches)
 	}
+	u.Recount = Recounts(ap)
 	if note := ApplyDiffers(ap); note != "" {
 		u.ApplyDiffers = note
 		u.Notes = append(u.Notes, fmt.Sprintf("%s:%d: %s", u.Dockerfile, ap.Line, note))
@@ -238,9 +251,21 @@ func (u *Unit) checkApply(root string, ap *Apply) error {
 	return nil
 }
 
+// Recounts reports whether the Dockerfile applies with git apply --recount,
+// which the spec says with patches.recount: true.
+func Recounts(ap *Apply) bool {
+	for _, f := range ap.Flags {
+		if f == "--recount" {
+			return true
+		}
+	}
+	return false
+}
+
 // ApplyDiffers says how the Dockerfile's way of applying the series differs
 // from patchkit's (one git apply of every *.diff and *.patch in the
-// directory), or "" when it does not.
+// directory, --recount when patches.recount is set), or "" when it does
+// not.
 func ApplyDiffers(ap *Apply) string {
 	var why []string
 	if ap.Tool != "git apply" {
@@ -250,7 +275,10 @@ func ApplyDiffers(ap *Apply) string {
 		why = append(why, fmt.Sprintf("applies %s, not the whole directory", ap.Glob))
 	}
 	for _, f := range ap.Flags {
-		if f == "--recount" || f == "-C0" || strings.HasPrefix(f, "--fuzz") || f == "--3way" || f == "-3" {
+		if f == "--recount" {
+			continue // patches.recount says it (see Recounts)
+		}
+		if f == "-C0" || strings.HasPrefix(f, "--fuzz") || f == "--3way" || f == "-3" {
 			why = append(why, fmt.Sprintf("uses %s, which patchkit does not", f))
 		}
 	}

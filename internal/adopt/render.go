@@ -24,10 +24,27 @@ func render(u *Unit, url, pin value, f *Fetch, ap *Apply, stamps []stampEntry) [
 	b.WriteString("upstream:\n")
 	writeValue(&b, "url", url)
 	writeValue(&b, "ref", pin)
-	if g := releases(pin.Value); g != "" {
+	switch g := releases(pin.Value); {
+	case u.releases != "":
+		fmt.Fprintf(&b, "  releases: %s  # the tags obsolete-check scans: the release filter of %s\n", quote(u.releases), u.releasesWhere)
+	case g != "":
 		fmt.Fprintf(&b, "  releases: %s  # the tags obsolete-check scans\n", quote(g))
+	case spec.IsCommitPin(pin.Value):
+		b.WriteString("  branches: [HEAD]  # the upstream's default branch, which obsolete-check scans for a commit pin\n")
 	}
-	fmt.Fprintf(&b, "patches: %s\n", quote(relPath(u.Dir, u.Patches)))
+	if len(u.Versions) > 0 {
+		b.WriteString("  versions:  # the other places that name the pinned version: upgrade moves them with the pin, verify checks they agree\n")
+		for _, v := range u.Versions {
+			fmt.Fprintf(&b, "    - file: %s  # %s:%d\n", quote(relPath(u.Dir, v.File)), v.File, v.Line)
+			fmt.Fprintf(&b, "      %s: %s\n", v.Kind, quote(v.Name))
+			fmt.Fprintf(&b, "      spelling: %s\n", v.Spelling)
+		}
+	}
+	if u.Recount {
+		fmt.Fprintf(&b, "patches:\n  dir: %s\n  recount: true  # the Dockerfile applies with git apply --recount\n", quote(relPath(u.Dir, u.Patches)))
+	} else {
+		fmt.Fprintf(&b, "patches: %s\n", quote(relPath(u.Dir, u.Patches)))
+	}
 	b.WriteString("build:\n")
 	fmt.Fprintf(&b, "  dockerfile: %s\n", quote(relPath(u.Dir, u.Dockerfile)))
 	b.WriteString("  context: unit  # the Dockerfile fetches the upstream and applies the series itself\n")

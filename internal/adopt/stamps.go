@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/patchkit/patchkit/internal/stamp/expr"
@@ -45,6 +46,10 @@ func (u *unitCtx) readStamps() (stamps []stampEntry, notes []string) {
 	end := ruleAfter(string(raw), u.buildLine)
 	set := map[string]int{} // file + key -> index in stamps
 	for _, l := range u.makefile.Recipes {
+		if l.N > u.buildLine && l.N < end && isSedInPlace(l.Text) {
+			notes = append(notes, fmt.Sprintf("%s:%d: stamps a file with sed -i, which init does not translate: write a stamp entry for it by hand (stamp[].kind: text for a file that holds only the value), or make it a yq -i line", u.makefile.File, l.N))
+			continue
+		}
 		if l.N <= u.buildLine || l.N >= end || !isYqInPlace(l.Text) {
 			continue
 		}
@@ -65,6 +70,12 @@ func (u *unitCtx) readStamps() (stamps []stampEntry, notes []string) {
 	}
 	return stamps, notes
 }
+
+var sedInPlaceRE = regexp.MustCompile(`(^|[\s;&|(])(sed\s+(-[A-Za-z]*\s+)*-i|\$\(SED_INPLACE\))`)
+
+// isSedInPlace reports whether a recipe line edits a file in place with
+// sed (sed -i, sed -i.bak, $(SED_INPLACE)).
+func isSedInPlace(text string) bool { return sedInPlaceRE.MatchString(text) }
 
 // ruleAfter is the line of the first rule (a line that is no recipe,
 // comment or continuation) after line n of a Makefile, or a line past

@@ -19,7 +19,7 @@ import (
 // the command line, read for -o when flag parsing stopped before it.
 func Finish(f *Factory, args []string, err error) int {
 	code := ExitCode(err)
-	if err == nil || code == ExitFindings {
+	if err == nil || code == ExitFindings || errors.Is(err, diag.ErrReported) {
 		return code
 	}
 	untrusted.AddURL(f.UpstreamURL)

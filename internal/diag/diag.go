@@ -57,3 +57,8 @@ type UsageError struct{ Err error }
 
 func (e *UsageError) Error() string { return e.Err.Error() }
 func (e *UsageError) Unwrap() error { return e.Err }
+
+// ErrReported is returned by a command that ran every unit and already
+// reported, unit by unit, an error that alone would exit 2 (a unit whose
+// upstream could not be fetched): exit 2, with nothing more printed.
+var ErrReported = errors.New("errors reported per unit")

@@ -136,6 +136,9 @@ type Selection struct {
 	Paths []string
 	// Unbuilt are selected units that no build line builds.
 	Unbuilt []Unbuilt
+	// Acknowledged are selected units that no build line builds, which
+	// .patchkit.yaml's unbuilt: names with a reason (Unbuilt.Reason).
+	Acknowledged []Unbuilt
 }
 
 // Unbuilt is a unit a change selected that the build entry never builds.
@@ -145,6 +148,11 @@ type Unbuilt struct {
 	Because string
 	// Want is the line that would build it.
 	Want string
+	// Reason is why the repository leaves it unbuilt (.patchkit.yaml's
+	// unbuilt[].reason), "" when it does not say.
+	Reason string
+	// Where is the .patchkit.yaml line of that reason.
+	Where string
 }
 
 // UnbuiltError is a change to a unit that nothing builds: a finding (exit
@@ -190,7 +198,13 @@ func (p *Plan) Select(root string, changed []string, full bool, by string) Selec
 			continue
 		}
 		if !u.Built {
-			sel.Unbuilt = append(sel.Unbuilt, Unbuilt{Unit: u.Unit, Because: because, Want: p.Entry.Want(root, u.Unit)})
+			ub := Unbuilt{Unit: u.Unit, Because: because, Want: p.Entry.Want(root, u.Unit)}
+			if ack, key, ok := p.Repo.Acknowledged(u.Dir); ok {
+				ub.Reason, ub.Where = ack.Reason, fmt.Sprintf("%s:%d", spec.RepoFileName, p.Repo.Line(key))
+				sel.Acknowledged = append(sel.Acknowledged, ub)
+				continue
+			}
+			sel.Unbuilt = append(sel.Unbuilt, ub)
 			continue
 		}
 		set[p.name(u, by)] = true

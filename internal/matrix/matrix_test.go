@@ -1,8 +1,10 @@
 package matrix
 
 import (
+	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -266,5 +268,41 @@ func TestParseChanged(t *testing.T) {
 	got := ParseChanged([]byte("./a/b\n\n# c\n  d/e  \n"))
 	if strings.Join(got, "|") != "a/b|d/e" {
 		t.Errorf("ParseChanged() = %q", got)
+	}
+}
+
+// TestDirectoryInput: "a change under another package rebuilds this unit"
+// is a directory in inputs: (docs/ci.md): any file under it selects the
+// unit, by its directory and by its build line's directory.
+func TestDirectoryInput(t *testing.T) {
+	root := monorepo(t)
+	const cosi = "packages/system/objectstorage-controller/images/cosi"
+	file := filepath.Join(root, cosi, "patchkit.yaml")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, []byte(regexp.MustCompile(`(?m)^inputs:.*\n(  - .*\n)*`).ReplaceAllString(string(data), "")+"inputs: [../../../seaweedfs]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	repo, err := spec.LoadRepo(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := Load(root, repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, by := range []string{ByUnit, ByBuildDir} {
+		want := cosi
+		if by == ByBuildDir {
+			want = "packages/system/objectstorage-controller"
+		}
+		for _, changed := range []string{"packages/system/seaweedfs/templates/a.yaml", "packages/system/seaweedfs/values.yaml"} {
+			sel := plan.Select(root, []string{changed}, false, by)
+			if !reflect.DeepEqual(sel.Paths, []string{want}) {
+				t.Errorf("Select(%s, by %s) = %q, want [%s]", changed, by, sel.Paths, want)
+			}
+		}
 	}
 }

@@ -164,7 +164,11 @@ func refError(s *spec.Spec, flagRef string, err error) error {
 	if flagRef != "" {
 		return &diag.InputError{File: "--ref", Msg: "bad ref", Err: err}
 	}
-	return &diag.InputError{File: s.File, Line: s.Line("upstream.ref"), Key: "upstream.ref", Msg: "pin not found upstream", Err: err}
+	msg := "pin not found upstream"
+	if errors.Is(err, upstream.ErrAbbreviatedID) {
+		msg = "ambiguous pin"
+	}
+	return &diag.InputError{File: s.File, Line: s.Line("upstream.ref"), Key: "upstream.ref", Msg: msg, Err: err}
 }
 
 // Apply applies the series to the resolved ref in memory. Nothing is written.

@@ -25,6 +25,11 @@ type Apply struct {
 	Patches  []apply.PatchResult `json:"patches"`
 	// Out is the directory the patched tree was written to, "" with --check or on failure.
 	Out string `json:"out,omitempty"`
+	// Error says why this unit could not be applied when others were (its
+	// upstream could not be fetched, its spec does not load), and ExitCode
+	// the exit code it alone would give.
+	Error    string `json:"error,omitempty"`
+	ExitCode int    `json:"exitCode,omitempty"`
 }
 
 // RenderApply writes apply results in format f.
@@ -79,6 +84,10 @@ func short(id string) string {
 func applyText(w io.Writer, results []Apply) error {
 	var b strings.Builder
 	for _, r := range results {
+		if r.Error != "" {
+			fmt.Fprintf(&b, "%s: not applied: %s\n", r.Image, r.Error)
+			continue
+		}
 		verdict := "ok"
 		if !r.OK {
 			verdict = "FAILED"
@@ -186,6 +195,10 @@ func visible(s string) string {
 func applyMarkdown(w io.Writer, results []Apply) error {
 	var b strings.Builder
 	for _, r := range results {
+		if r.Error != "" {
+			fmt.Fprintf(&b, "### ❌ `%s` not applied\n\n%s\n\n", r.Image, mdEscapeErr(r.Error))
+			continue
+		}
 		icon := "✅"
 		if !r.OK {
 			icon = "❌"
@@ -211,6 +224,10 @@ func applyMarkdown(w io.Writer, results []Apply) error {
 func applyGitHub(w io.Writer, results []Apply) error {
 	var b strings.Builder
 	for _, r := range results {
+		if r.Error != "" {
+			fmt.Fprintf(&b, "::error title=%s::%s\n", ghProp("patchkit apply"), ghEscape(r.Image+": not applied: "+r.Error))
+			continue
+		}
 		for _, p := range r.Patches {
 			for _, e := range p.Errors {
 				msg := e.Message

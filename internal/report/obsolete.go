@@ -19,6 +19,20 @@ type Obsolete struct {
 	// fields it changed.
 	Write   bool
 	Written []obsolete.Written
+	// Error says why this unit could not be checked (its upstream could not
+	// be fetched, its spec does not load) when others were: Report is nil,
+	// and ExitCode is the exit code the error alone would give.
+	Error    string
+	ExitCode int
+}
+
+// obsoleteErrorJSON is a unit that could not be checked.
+type obsoleteErrorJSON struct {
+	Image    string `json:"image"`
+	Unit     string `json:"unit,omitempty"`
+	OK       bool   `json:"ok"`
+	Error    string `json:"error"`
+	ExitCode int    `json:"exitCode"`
 }
 
 // obsoleteJSON is the JSON shape DESIGN.md fixes, with the evidence added.
@@ -125,8 +139,12 @@ func (o Obsolete) json() obsoleteJSON {
 func RenderObsolete(w io.Writer, f Format, results []Obsolete, single bool) error {
 	switch f {
 	case JSON:
-		items := make([]obsoleteJSON, len(results))
+		items := make([]any, len(results))
 		for i, r := range results {
+			if r.Report == nil {
+				items[i] = obsoleteErrorJSON{Image: r.Image, Unit: r.Unit, Error: r.Error, ExitCode: r.ExitCode}
+				continue
+			}
 			items[i] = r.json()
 		}
 		return writeJSON(w, items, single)
@@ -220,6 +238,10 @@ func obsoleteText(w io.Writer, results []Obsolete) error {
 	for n, o := range results {
 		if n > 0 {
 			b.WriteString("\n")
+		}
+		if o.Report == nil {
+			fmt.Fprintf(&b, "%s: not checked: %s\n", o.Image, o.Error)
+			continue
 		}
 		r := o.Report
 		pin := r.Pin
@@ -451,6 +473,10 @@ var mdStatus = map[string]string{
 func obsoleteMarkdown(w io.Writer, results []Obsolete) error {
 	var b strings.Builder
 	for _, o := range results {
+		if o.Report == nil {
+			fmt.Fprintf(&b, "### obsolete-check: `%s` not checked\n\n%s\n\n", o.Image, mdEscapeErr(o.Error))
+			continue
+		}
 		r := o.Report
 		fmt.Fprintf(&b, "### obsolete-check: `%s` pinned at `%s` (`%s`)\n\n", o.Image, r.Pin, obsolete.Short(r.PinCommit))
 		if len(r.Refs) == 0 {
@@ -526,6 +552,10 @@ func obsoleteGitHub(w io.Writer, results []Obsolete) error {
 		fmt.Fprintf(&b, "::%s file=%s,line=%d,title=%s::%s\n", level, ghProp(file), max(line, 1), ghProp(title), ghEscape(msg))
 	}
 	for _, o := range results {
+		if o.Report == nil {
+			fmt.Fprintf(&b, "::error title=%s::%s\n", ghProp("patchkit obsolete-check"), ghEscape(o.Image+": not checked: "+o.Error))
+			continue
+		}
 		r := o.Report
 		counts := map[string]int{}
 		for i := range r.Patches {
@@ -595,4 +625,9 @@ func obsoleteGitHub(w io.Writer, results []Obsolete) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// mdEscapeErr writes an error message as a Markdown code span.
+func mdEscapeErr(s string) string {
+	return "`" + strings.ReplaceAll(strings.ReplaceAll(s, "`", "'"), "\n", " ") + "`"
 }

@@ -42,8 +42,31 @@ type Repo struct {
 	// Exclude are unit or build directories (paths or globs) that the
 	// matrix never prints: units a dedicated CI job builds.
 	Exclude []string `yaml:"exclude"`
+	// Unbuilt acknowledges units that the build entry does not build, each
+	// with why: the matrix and verify's unit check report them instead of
+	// failing.
+	Unbuilt []Unbuilt `yaml:"unbuilt"`
 
 	lines map[string]int
+}
+
+// Unbuilt is a unit the repository knows is not built (unbuilt[]).
+type Unbuilt struct {
+	// Unit is the unit's directory (or a glob of directories).
+	Unit string `yaml:"unit"`
+	// Reason says why nothing builds it; required.
+	Reason string `yaml:"reason"`
+}
+
+// Acknowledged returns the unbuilt[] entry that names the unit directory
+// dir, and its key (unbuilt[i]), or ok false.
+func (r *Repo) Acknowledged(dir string) (u Unbuilt, key string, ok bool) {
+	for i, e := range r.Unbuilt {
+		if m, _ := path.Match(e.Unit, dir); m || e.Unit == dir {
+			return e, fmt.Sprintf("unbuilt[%d]", i), true
+		}
+	}
+	return Unbuilt{}, "", false
 }
 
 // BuildEntry is where the units are built from.
@@ -141,6 +164,19 @@ func (r *Repo) validate(root string) error {
 			if err := checkPattern(root, list[i]); err != nil {
 				return r.errf(fmt.Sprintf("%s[%d]", key, i), "%v", err)
 			}
+		}
+	}
+	for i := range r.Unbuilt {
+		key := fmt.Sprintf("unbuilt[%d]", i)
+		r.Unbuilt[i].Unit = path.Clean(strings.TrimPrefix(r.Unbuilt[i].Unit, "./"))
+		if r.Unbuilt[i].Unit == "." {
+			return r.errf(key+".unit", "required: the unit's directory")
+		}
+		if err := checkPattern(root, r.Unbuilt[i].Unit); err != nil {
+			return r.errf(key+".unit", "%v", err)
+		}
+		if strings.TrimSpace(r.Unbuilt[i].Reason) == "" {
+			return r.errf(key+".reason", "required: say why nothing builds %s", r.Unbuilt[i].Unit)
 		}
 	}
 	return nil

@@ -77,6 +77,10 @@ type Series struct {
 	// Recount is git apply's --recount (patches.recount): the "@@" line
 	// counts are ignored and recounted from the hunks.
 	Recount bool `yaml:"recount"`
+	// Canonical (patches.canonical) turns verify's canonical check on
+	// (true) or off (false); unset, it runs when patchkit wrote the series
+	// (some patch is in the canonical text already).
+	Canonical *bool `yaml:"canonical"`
 }
 
 // Upstream is the pinned upstream.
@@ -85,6 +89,9 @@ type Upstream struct {
 	Ref      string   `yaml:"ref"`
 	Releases string   `yaml:"releases"`
 	Branches []string `yaml:"branches"`
+	// Versions are the other places that name the pinned version (see
+	// Version): upgrade moves them with the pin, verify checks they agree.
+	Versions []Version `yaml:"versions"`
 
 	// URLFrom and RefFrom are set when url or ref is a Source (a mapping)
 	// rather than a value; URL and Ref then hold the value read from it.
@@ -202,8 +209,8 @@ func (s *Spec) Line(key string) int { return s.lines[key] }
 // allowed lists the keys of each mapping, by key path; "[]" stands for a list element.
 var allowed = map[string][]string{
 	"":               {"upstream", "patches", "test", "build", "image", "stamp", "inputs"},
-	"upstream":       {"url", "ref", "releases", "branches"},
-	"patches":        {"dir", "strip", "directory", "recount"},
+	"upstream":       {"url", "ref", "releases", "branches", "versions"},
+	"patches":        {"dir", "strip", "directory", "recount", "canonical"},
 	"upstream.url":   sourceKeys,
 	"upstream.ref":   sourceKeys,
 	"test":           {"inject", "package", "run"},
@@ -213,8 +220,12 @@ var allowed = map[string][]string{
 	"image":          {"repository", "tag"},
 	"stamp.[]":       {"file", "kind", "key", "format", "value", "stale"},
 	// the repository config, .patchkit.yaml (see repo.go)
-	repoSchema:            {"build", "shared", "exclude"},
+	repoSchema:            {"build", "shared", "exclude", "unbuilt"},
 	repoSchema + ".build": {"makefile", "target"},
+
+	// the other places of the pinned version (see versions.go)
+	"upstream.versions.[]":     {"file", "dockerfile-arg", "makefile-var", "key", "spelling"},
+	repoSchema + ".unbuilt.[]": {"unit", "reason"},
 }
 
 var (
@@ -412,6 +423,9 @@ func (s *Spec) resolvePaths() {
 	for i := range s.Inputs {
 		s.Inputs[i] = s.Rel(s.Inputs[i])
 	}
+	for i := range s.Upstream.Versions {
+		s.Upstream.Versions[i].File = s.Rel(s.Upstream.Versions[i].File)
+	}
 }
 
 func (s *Spec) validate(root string) error {
@@ -423,13 +437,10 @@ func (s *Spec) validate(root string) error {
 		return s.errf("upstream.url", "required")
 	}
 	if s.Upstream.Ref == "" {
-		return s.errf("upstream.ref", "required: a tag or a full commit id")
+		return s.errf("upstream.ref", "required: a tag or a commit id")
 	}
 	if strings.HasPrefix(s.Upstream.Ref, "-") || strings.ContainsAny(s.Upstream.Ref, " \t\n:^~?*[\\") {
-		return s.errf("upstream.ref", "%q is not a tag or a full commit id", s.Upstream.Ref)
-	}
-	if isHex(s.Upstream.Ref) && len(s.Upstream.Ref) >= 7 && !fullCommit.MatchString(s.Upstream.Ref) {
-		return s.errf("upstream.ref", "%q looks like an abbreviated commit id: pin a tag or the full 40-character id", s.Upstream.Ref)
+		return s.errf("upstream.ref", "%q is not a tag or a commit id", s.Upstream.Ref)
 	}
 	if s.Upstream.Releases != "" {
 		if _, err := path.Match(s.Upstream.Releases, ""); err != nil {
@@ -511,6 +522,9 @@ func (s *Spec) validate(root string) error {
 		}
 	}
 	if err := s.validateInputs(root); err != nil {
+		return err
+	}
+	if err := s.validateVersions(root); err != nil {
 		return err
 	}
 	return s.validateStamps(root)
@@ -716,6 +730,12 @@ func (s *Spec) CheckBuild(builder string) error {
 
 // IsCommitID reports whether ref is a full 40-character commit id.
 func IsCommitID(ref string) bool { return fullCommit.MatchString(ref) }
+
+// IsCommitPin reports whether ref spells a commit: a full id, or an
+// abbreviated one (7 to 39 hex digits) that upstream resolves uniquely.
+func IsCommitPin(ref string) bool { return abbrevCommit.MatchString(ref) }
+
+var abbrevCommit = regexp.MustCompile(`^[0-9a-f]{7,40}$`)
 
 func isHex(s string) bool {
 	for _, c := range s {

@@ -74,7 +74,6 @@ func TestLoadErrors(t *testing.T) {
 		{"missing url", "upstream:\n  ref: v1\npatches: p\n", 1, "upstream.url: required"},
 		{"missing ref", "upstream:\n  url: file:///u\npatches: p\n", 1, "upstream.ref: required"},
 		{"missing patches", "upstream:\n  url: file:///u\n  ref: v1\n", 0, "patches: required"},
-		{"abbreviated commit", "upstream:\n  url: file:///u\n  ref: a229dec3d\npatches: p\n", 3, "abbreviated commit id"},
 		{"patches absolute", "upstream:\n  url: file:///u\n  ref: v1\npatches: /etc\n", 4, "patches: \"/etc\" is absolute"},
 		{"patches escape", "upstream:\n  url: file:///u\n  ref: v1\npatches: a/../../x\n", 4, "leaves the repository"},
 		{"inject from escape", base + "test:\n  inject:\n    - {from: ../../../x.go, to: a.go}\n  package: ./a\n", 7, "test.inject[0].from"},

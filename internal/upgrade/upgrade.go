@@ -48,6 +48,9 @@ type Input struct {
 	Pin PinWriter
 	// Go runs the go command that re-expresses bump patches (bump.go).
 	Go gomod.Go
+	// Root is the repository root: with it (and Pin), the plan moves every
+	// upstream.versions place of Spec with the pin, in the same writes.
+	Root string
 }
 
 // Conflict is one hunk that does not apply at the new ref, or one region the
@@ -188,6 +191,9 @@ func Plan(ctx context.Context, in Input, toCommit string) (*Result, error) {
 		}
 	}
 	res.Changes = w.cur.Changes()
+	if in.Root != "" {
+		res.Writes = dropFromReadme(in.Root, in.Spec, res.Writes)
+	}
 	if in.Pin != nil {
 		file, data, err := in.Pin.Move(in.To)
 		if err != nil {
@@ -195,6 +201,11 @@ func Plan(ctx context.Context, in Input, toCommit string) (*Result, error) {
 		}
 		res.Pin.File = file
 		res.Writes = append([]Write{{Path: file, Data: data}}, res.Writes...)
+		if in.Root != "" {
+			if res.Writes, err = moveVersions(in.Root, in.Spec, in.To, res.Writes); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return res, nil
 }

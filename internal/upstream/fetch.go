@@ -489,6 +489,17 @@ func (c *Cache) Ensure(ctx context.Context, refs ...string) error {
 			return err
 		}
 	}
+	if hasAbbreviated(missing) && depth > 0 {
+		// No fetch brings an abbreviated id by name: look for it in the
+		// whole history of every tag and branch.
+		depth = 0
+		if err := c.refresh(ctx, fetchReq{}); err != nil {
+			return c.errorf("fetching %s: %w", c.redacted, err)
+		}
+		if missing, err = c.missing(ctx, false, missing); err != nil || len(missing) == 0 {
+			return err
+		}
+	}
 	var byID error
 	for {
 		var ids []plumbing.Hash
@@ -526,7 +537,7 @@ func (c *Cache) Ensure(ctx context.Context, refs ...string) error {
 func namesReq(missing []string, depth int) fetchReq {
 	var names, branches []string
 	for _, r := range missing {
-		if isFullID(r) {
+		if isFullID(r) || isAbbreviated(r) {
 			continue
 		}
 		names = append(names, r)
@@ -538,6 +549,15 @@ func namesReq(missing []string, depth int) fetchReq {
 		return fetchReq{narrow: true, refs: names, depth: depth}
 	}
 	return fetchReq{branches: branches}
+}
+
+func hasAbbreviated(refs []string) bool {
+	for _, r := range refs {
+		if isAbbreviated(r) {
+			return true
+		}
+	}
+	return false
 }
 
 // notFound is the error for refs that are not in the cache after fetching;

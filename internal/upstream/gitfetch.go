@@ -9,10 +9,12 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/go-git/go-git/v5/config"
 )
@@ -157,11 +159,26 @@ func (t *tailBuffer) String() string {
 		if i := strings.LastIndexByte(line, '\r'); i >= 0 {
 			line = line[i+1:]
 		}
-		if line = strings.TrimSpace(line); line != "" {
+		if line = strings.TrimSpace(cleanSideband(line)); line != "" {
 			out = append(out, line)
 		}
 	}
 	return strings.Join(out, "; ")
+}
+
+var ansiRE = regexp.MustCompile(`\x1b\[[0-9;?]*[A-Za-z]`)
+
+// cleanSideband drops what git's sideband output carries besides text: the
+// terminal escapes of "remote:" lines (ESC[K), other control characters,
+// U+FFFD and the invalid UTF-8 a cut through a character leaves.
+func cleanSideband(line string) string {
+	line = ansiRE.ReplaceAllString(strings.ToValidUTF8(line, ""), "")
+	return strings.Map(func(r rune) rune {
+		if r == utf8.RuneError || r < 0x20 && r != '\t' || r == 0x7f {
+			return -1
+		}
+		return r
+	}, line)
 }
 
 // scrubWriter removes the urls' credentials from what it passes on.

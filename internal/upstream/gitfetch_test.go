@@ -127,3 +127,14 @@ func TestFetchPacksRefs(t *testing.T) {
 	}
 	fsck(t, c)
 }
+
+// TestTailBufferCleansSideband: what git's sideband leaves in its error
+// text (ESC[K after "remote:", a character cut by the 4 KiB tail, a U+FFFD)
+// does not reach the message.
+func TestTailBufferCleansSideband(t *testing.T) {
+	var tb tailBuffer
+	tb.Write([]byte("remote: fatal: nope\x1b[K\nerror: \xe2\x82 bad \ufffdpack\x07\n"))
+	if got, want := tb.String(), "remote: fatal: nope; error:  bad pack"; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+}

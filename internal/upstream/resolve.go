@@ -16,8 +16,10 @@ import (
 
 // Resolve returns the commit id of ref: a tag name (annotated tags peeled to
 // their commit), a branch name, HEAD (the default branch), a full refname
-// (refs/tags/..., refs/heads/...), or a full 40-hex commit id. An abbreviated
-// id is refused: a pin must be a tag or a full commit id. Resolve reads the
+// (refs/tags/..., refs/heads/...), a full 40-hex commit id, or an
+// abbreviated one (at least 4 hex digits) that names exactly one commit of
+// the cache: an ambiguous one wraps ErrAbbreviatedID and lists the
+// candidates, an unknown one wraps ErrRefNotFound. Resolve reads the
 // cache only; call Ensure first to fetch what is missing. It waits while
 // another run fetches into the cache.
 func (c *Cache) Resolve(ref string) (string, error) {
@@ -52,7 +54,7 @@ func (c *Cache) resolve(ref string) (plumbing.Hash, error) {
 	case errors.Is(err, ErrRefNotFound):
 		return out, fmt.Errorf("%w: %q is not a tag, branch or commit of %s", ErrRefNotFound, ref, c.redacted)
 	case errors.Is(err, ErrAbbreviatedID):
-		return out, fmt.Errorf("%w: %q is not a tag or branch of %s; the pin must be a tag or a full 40-character commit id", err, ref, c.redacted)
+		return out, fmt.Errorf("%w: %q names several commits of %s (%s): write more of the id", ErrAbbreviatedID, ref, c.redacted, strings.TrimPrefix(err.Error(), ErrAbbreviatedID.Error()+": "))
 	default:
 		return out, c.objectFault(fmt.Errorf("resolving %q in %s: %w", ref, c.redacted, err))
 	}
@@ -87,10 +89,53 @@ func (s *store) resolve(ref string) (plumbing.Hash, error) {
 		}
 		return s.peel(r.Hash())
 	}
-	if isHex(ref) && len(ref) >= 4 && len(ref) < 40 {
-		return plumbing.ZeroHash, ErrAbbreviatedID
+	if isAbbreviated(ref) {
+		return s.expand(ref)
 	}
 	return plumbing.ZeroHash, ErrRefNotFound
+}
+
+// isAbbreviated reports whether ref may be an abbreviated commit id.
+func isAbbreviated(ref string) bool { return isHex(ref) && len(ref) >= 4 && len(ref) < 40 }
+
+// expand resolves an abbreviated commit id: the one commit whose id starts
+// with prefix (a tag object is peeled). None wraps ErrRefNotFound; several
+// wrap ErrAbbreviatedID, the error's text listing them.
+func (s *store) expand(prefix string) (plumbing.Hash, error) {
+	prefix = strings.ToLower(prefix)
+	raw := make([]byte, len(prefix)/2)
+	for i := range raw {
+		fmt.Sscanf(prefix[2*i:2*i+2], "%02x", &raw[i])
+	}
+	hashes, err := s.st.HashesWithPrefix(raw)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("listing objects starting with %s: %w", prefix, err)
+	}
+	seen := map[plumbing.Hash]bool{}
+	var found []plumbing.Hash
+	for _, h := range hashes {
+		if !strings.HasPrefix(h.String(), prefix) {
+			continue
+		}
+		c, err := s.peel(h)
+		if err != nil || seen[c] {
+			continue // a tree or a blob is no pin
+		}
+		seen[c] = true
+		found = append(found, c)
+	}
+	switch len(found) {
+	case 0:
+		return plumbing.ZeroHash, ErrRefNotFound
+	case 1:
+		return found[0], nil
+	}
+	ids := make([]string, len(found))
+	for i, h := range found {
+		ids[i] = h.String()
+	}
+	sort.Strings(ids)
+	return plumbing.ZeroHash, fmt.Errorf("%w: %s", ErrAbbreviatedID, strings.Join(ids, ", "))
 }
 
 // errNotCommit is returned for a tag that points at a tree or a blob.

@@ -20,8 +20,8 @@ import (
 // branch nor a commit of the upstream.
 var ErrRefNotFound = errors.New("ref not found")
 
-// ErrAbbreviatedID is wrapped by the error for a ref that is only an
-// abbreviated commit id: a pin must be a tag or a full commit id.
+// ErrAbbreviatedID is wrapped by the error for an abbreviated commit id
+// that names several commits: the error lists them.
 var ErrAbbreviatedID = errors.New("abbreviated commit id")
 
 // ErrOffline is wrapped by errors for work that needs the network while the
@@ -67,7 +67,7 @@ func WithOffline(offline bool) Option {
 
 // WithBranches names extra branches to keep: refs/heads/<b> of the upstream is
 // fetched into refs/heads/<b> of the cache. A "refs/heads/" prefix is allowed.
-// The default branch is always kept.
+// The default branch is always kept (HEAD, which names it, is left out).
 func WithBranches(branches ...string) Option {
 	return func(o *options) { o.branches = append(o.branches, branches...) }
 }
@@ -146,6 +146,9 @@ func cleanBranches(in []string) ([]string, error) {
 	var out []string
 	for _, b := range in {
 		b = strings.TrimPrefix(b, "refs/heads/")
+		if b == "HEAD" {
+			continue // the default branch, which every cache keeps
+		}
 		if b == "" {
 			return nil, errors.New("empty branch name")
 		}

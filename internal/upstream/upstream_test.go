@@ -101,7 +101,9 @@ func TestResolve(t *testing.T) {
 		{name: "HEAD", ref: "HEAD", want: f.c3},
 		{name: "full commit id", ref: f.c1, want: f.c1},
 		{name: "full commit id upper case", ref: strings.ToUpper(f.c2), want: f.c2},
-		{name: "abbreviated id", ref: f.c1[:12], wantErr: ErrAbbreviatedID, errHas: []string{f.c1[:12], "full 40-character commit id", f.repo.URL()}},
+		{name: "abbreviated id", ref: f.c1[:12], want: f.c1},
+		{name: "abbreviated id, 7 digits", ref: f.c2[:7], want: f.c2},
+		{name: "unknown abbreviated id", ref: "deadbeefdead", wantErr: ErrRefNotFound, errHas: []string{`"deadbeefdead"`, f.repo.URL()}},
 		{name: "nonexistent tag", ref: "v9.9.9", wantErr: ErrRefNotFound, errHas: []string{`"v9.9.9"`, f.repo.URL()}},
 		{name: "branch not fetched", ref: "feature", wantErr: ErrRefNotFound, errHas: []string{`"feature"`}},
 		{name: "unknown full id", ref: strings.Repeat("ab", 20), wantErr: ErrRefNotFound, errHas: []string{strings.Repeat("ab", 20)}},
@@ -265,7 +267,8 @@ func TestEnsureFetchesOnlyWhatIsMissing(t *testing.T) {
 		{name: "tag added upstream", ref: "v1.3.0", want: c4},
 		{name: "branch not configured", ref: "feature", want: f.feature},
 		{name: "commit reachable from no ref", ref: f.dangling, want: f.dangling},
-		{name: "abbreviated id", ref: f.c1[:10], wantErr: ErrAbbreviatedID},
+		{name: "abbreviated id", ref: f.c1[:10], want: f.c1},
+		{name: "unknown abbreviated id", ref: "deadbeefdead", wantErr: ErrRefNotFound},
 		{name: "nonexistent", ref: "v7", wantErr: ErrRefNotFound},
 	}
 	for _, tt := range tests {

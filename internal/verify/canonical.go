@@ -15,7 +15,9 @@ const CheckCanonical = "canonical"
 // each patch whose text differs. Backports (a header that names the
 // upstream commit) and reference files are skipped: they keep upstream's
 // text, which the backport check compares. It is skipped when the series does not
-// apply (the apply check says why).
+// apply (the apply check says why), and, unless patches.canonical says
+// otherwise, for a series patchkit did not write (no patch canonical yet):
+// a repository adopting patchkit is not told to rewrite every patch.
 func (v *verifier) checkCanonical() error {
 	src, err := v.im.Cache.Source(v.im.Commit)
 	if err != nil {
@@ -35,8 +37,19 @@ func (v *verifier) checkCanonical() error {
 		return err
 	}
 	changed := map[string]bool{}
+	written := false // some patch is canonical: patchkit wrote the series
 	for _, r := range rendered {
 		changed[r.Patch.Path] = r.Changed
+		if !r.Changed && r.Patch.Header.Origin.Commit == "" && r.Patch.Reference == nil {
+			written = true
+		}
+	}
+	skip := ""
+	switch opt := v.im.Spec.Series.Canonical; {
+	case opt != nil && !*opt:
+		skip = "patches.canonical is false"
+	case opt == nil && !written:
+		skip = "no patch is in the text patchkit writes, so patchkit did not write this series: set patches.canonical: true to check it"
 	}
 	for _, e := range v.entries {
 		if e.patch == nil {
@@ -45,6 +58,10 @@ func (v *verifier) checkCanonical() error {
 		if e.patch.Header.Origin.Commit != "" || e.patch.Reference != nil {
 			// A backport keeps upstream's text: the backport check compares it.
 			e.set(Check{Check: CheckCanonical, Status: StatusSkip, Message: "a backport keeps the text of its upstream commit"})
+			continue
+		}
+		if skip != "" {
+			e.set(Check{Check: CheckCanonical, Status: StatusSkip, Message: skip})
 			continue
 		}
 		if changed[e.patch.Path] {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/patchkit/patchkit/internal/gittest"
@@ -25,19 +26,32 @@ func TestCanonicalCheck(t *testing.T) {
 	gitDiff := "Subject: one\n\n" + up.Git("diff") + "\n"
 	up.Git("checkout", "-q", "--", "a.c")
 	canonical := "Subject: one\n\ndiff --git a/a.c b/a.c\nindex " + up.Git("rev-parse", "--short=12", "v1.0.0:a.c") + ".." + newID[:12] + " 100644\n--- a/a.c\n+++ b/a.c\n@@ -3,5 +3,5 @@\n \tint a;\n \tint b;\n \tint c;\n-\treturn 0;\n+\treturn 1;\n }\n"
+	// another patch, canonical: patchkit wrote the series
+	bID, _, err := up.GitIn([]byte("b\n"), "hash-object", "--stdin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := "Subject: two\n\ndiff --git a/b.txt b/b.txt\nnew file mode 100644\nindex 000000000000.." + bID[:12] + "\n--- /dev/null\n+++ b/b.txt\n@@ -0,0 +1 @@\n+b\n"
 	tests := []struct {
-		name, text, want string
+		name, text, other, series, want string
 	}{
-		{"git diff", gitDiff, StatusWarn},
-		{"canonical", canonical, StatusPass},
+		{"git diff, in a series patchkit wrote", gitDiff, other, "patches/img", StatusWarn},
+		{"canonical", canonical, "", "patches/img", StatusPass},
+		{"git diff, in a series patchkit did not write", gitDiff, "", "patches/img", StatusSkip},
+		{"git diff, opted in", gitDiff, "", "{dir: patches/img, canonical: true}", StatusWarn},
+		{"git diff, opted out", gitDiff, other, "{dir: patches/img, canonical: false}", StatusSkip},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			root := t.TempDir()
-			for p, s := range map[string]string{
-				"images/img/patchkit.yaml":  "upstream:\n  url: " + up.URL() + "\n  ref: v1.0.0\npatches: patches/img\n",
+			files := map[string]string{
+				"images/img/patchkit.yaml":  "upstream:\n  url: " + up.URL() + "\n  ref: v1.0.0\npatches: " + tt.series + "\n",
 				"patches/img/0001-one.diff": tt.text,
-			} {
+			}
+			if tt.other != "" {
+				files["patches/img/0002-two.diff"] = tt.other
+			}
+			for p, s := range files {
 				full := filepath.Join(root, p)
 				os.MkdirAll(filepath.Dir(full), 0o755)
 				if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
@@ -50,7 +64,7 @@ func TestCanonicalCheck(t *testing.T) {
 			}
 			got := ""
 			for _, c := range res.Checks {
-				if c.Check == CheckCanonical {
+				if c.Check == CheckCanonical && strings.HasSuffix(c.Patch, "0001-one.diff") {
 					got = c.Status
 				}
 			}

@@ -150,7 +150,22 @@ func (v *verifier) checkHeaders() {
 		fs := headerFindings(e.patch)
 		c := Check{Check: CheckHeader, Status: StatusPass}
 		h := e.patch.Header
+		pr, fromReadme := v.readme[e.name]
+		if fromReadme {
+			// The README is the record: no header is missing.
+			kept := fs[:0]
+			for _, f := range fs {
+				if !strings.HasPrefix(f.msg, "no Origin") && !strings.HasPrefix(f.msg, "no Subject") {
+					kept = append(kept, f)
+				}
+			}
+			fs = kept
+		}
 		switch {
+		case len(fs) == 0 && fromReadme && h.Origin.Commit != "":
+			c.Message = fmt.Sprintf("%s %s, read from %s", h.Origin.Kind, h.Origin.Commit, pr.Where)
+		case len(fs) == 0 && fromReadme:
+			c.Message = fmt.Sprintf("provenance in %s: %s", pr.Where, pr.Text)
 		case len(fs) == 0 && e.patch.Reference != nil:
 			c.Message = fmt.Sprintf("%s; a reference to %s, patch-id %s", h.Origin, short(e.patch.Reference.Commit), short(e.patch.Reference.PatchID))
 		case len(fs) == 0:

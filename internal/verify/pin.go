@@ -95,6 +95,12 @@ func applyCheck(s *spec.Spec, file string, u adopt.Unit) Check {
 	case u.ApplyDiffers != "":
 		c.Status = StatusWarn
 		c.Message = fmt.Sprintf("%s %s: the image may not carry exactly what patchkit checked", file, u.ApplyDiffers)
+	case u.Recount && !s.Series.Recount:
+		c.Status = StatusWarn
+		c.Message = fmt.Sprintf("%s applies with git apply --recount, but the spec's patches.recount is not set: set it, or drop --recount, so the image carries what patchkit checked", file)
+	case !u.Recount && s.Series.Recount:
+		c.Status = StatusWarn
+		c.Message = fmt.Sprintf("the spec sets patches.recount, but %s applies without --recount: the image may not carry exactly what patchkit checked", file)
 	default:
 		c.Message = fmt.Sprintf("%s applies %s in one git apply, as patchkit does", file, s.Patches)
 	}

@@ -121,7 +121,7 @@ func TestAppliedUpstreamLogic(t *testing.T) {
 	if _, err := Image(context.Background(), pipeline.Env{Root: root, CacheDir: cache}, "img", WithScanner(sc)); err != nil || sc.asked != nil {
 		t.Errorf("Image() without notes: %v, scanned %v", err, sc.asked)
 	}
-	if !slices.Equal(Checks, []string{"apply", "whitespace", "header", "backport", "applied-upstream", "test", "unit", "pin", "dockerfile", "canonical", "gomod"}) {
+	if !slices.Equal(Checks, []string{"apply", "whitespace", "header", "backport", "applied-upstream", "test", "unit", "pin", "dockerfile", "canonical", "gomod", "versions"}) {
 		t.Errorf("Checks = %v", Checks)
 	}
 }

@@ -17,7 +17,9 @@ const CheckUnit = "unit"
 // root. It returns the unit check of each image, and, when all is set
 // (verify was given no IMAGE), a failed Result for every `make image
 // IMAGE=<x>` line whose x is no unit. A repository without the entry's
-// Makefile gets a warning on each image: nothing lists what CI builds.
+// Makefile gets a warning on each image: nothing lists what CI builds. A
+// unit that no line builds fails, unless .patchkit.yaml's unbuilt: names it
+// with a reason: then the check is a skip that gives the reason.
 func Units(root string, images []string, all bool) (map[string]Check, []Result, error) {
 	repo, err := spec.LoadRepo(root)
 	if err != nil {
@@ -34,6 +36,13 @@ func Units(root string, images []string, all bool) (map[string]Check, []Result, 
 			return nil, nil, err
 		}
 		checks[arg] = unitCheck(root, entry, u)
+		if c := checks[arg]; c.Status == StatusFail {
+			if ack, key, ok := repo.Acknowledged(u.Dir); ok {
+				c.Status, c.Line = StatusSkip, 0
+				c.Message = fmt.Sprintf("not built: %s (%s:%d)", ack.Reason, spec.RepoFileName, repo.Line(key))
+				checks[arg] = c
+			}
+		}
 	}
 	if !all {
 		return checks, nil, nil

@@ -36,6 +36,13 @@ func TestUnits(t *testing.T) {
 	if _, orphans, _ := Units(root, []string{"built"}, false); len(orphans) != 0 {
 		t.Errorf("Units(named) reported %+v", orphans)
 	}
+	// Acknowledged in .patchkit.yaml: a skip giving the reason, not a failure.
+	os.WriteFile(filepath.Join(root, ".patchkit.yaml"), []byte("unbuilt:\n  - unit: images/orphan\n    reason: a release job builds it\n"), 0o644)
+	checks, _, err = Units(root, []string{"orphan"}, true)
+	if c := checks["orphan"]; err != nil || c.Status != StatusSkip || c.Message != "not built: a release job builds it (.patchkit.yaml:2)" {
+		t.Errorf("acknowledged orphan: %+v, %v; want a skip giving the reason", c, err)
+	}
+	os.Remove(filepath.Join(root, ".patchkit.yaml"))
 	// No Makefile: a warning, not a failure.
 	os.Remove(filepath.Join(root, "Makefile"))
 	checks, _, err = Units(root, []string{"built"}, true)

@@ -27,7 +27,7 @@ const (
 
 // Checks lists the check names in report order (the stamp check, CheckStamp,
 // is the image's, after them).
-var Checks = []string{CheckApply, CheckWhitespace, CheckHeader, CheckBackport, CheckAppliedUpstream, CheckTest, CheckUnit, CheckPin, CheckDockerfile, CheckCanonical, CheckGoMod}
+var Checks = []string{CheckApply, CheckWhitespace, CheckHeader, CheckBackport, CheckAppliedUpstream, CheckTest, CheckUnit, CheckPin, CheckDockerfile, CheckCanonical, CheckGoMod, CheckVersions}
 
 // The statuses of a check.
 const (
@@ -71,6 +71,12 @@ type Result struct {
 	// OK is true when no check failed.
 	OK     bool    `json:"ok"`
 	Checks []Check `json:"checks"`
+	// Error says why the unit could not be verified when others were (its
+	// upstream could not be fetched, its spec does not load); Checks then
+	// holds one failed apply check saying so, and ExitCode is the exit code
+	// the error alone would give.
+	Error    string `json:"error,omitempty"`
+	ExitCode int    `json:"exitCode,omitempty"`
 }
 
 // Failed reports whether any check failed.
@@ -137,6 +143,7 @@ func Image(ctx context.Context, env pipeline.Env, name string, opts ...Option) (
 		return nil, err
 	}
 	checks := append(v.flatten(), DockerfileChecks(env.Root, s)...)
+	checks = append(checks, VersionChecks(env.Root, s)...)
 	checks = append(checks, StampChecks(env.Root, s, v.idents())...)
 	res := &Result{Image: name, Unit: s.Dir, Pin: s.Upstream.Ref, Checks: checks}
 	res.OK = !res.Failed()
@@ -183,6 +190,9 @@ type verifier struct {
 	entries []*entry
 	// spec are the checks of the spec's test: section.
 	spec []Check
+	// readme is the provenance the patch directory's README gives the
+	// patches whose headers say none, by file name.
+	readme map[string]series.Provenance
 }
 
 // run runs the checks in order; apply first, since test needs the patched tree.
@@ -192,6 +202,7 @@ func (v *verifier) run(ctx context.Context) error {
 			v.reportBad(e)
 		}
 	}
+	v.readme = v.readmeProvenance()
 	state, err := v.checkApply()
 	if err != nil {
 		return err

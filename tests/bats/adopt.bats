@@ -55,8 +55,9 @@ UNITS="kubeovn piraeus-server linstor-csi kilo kamaji"
   run pkm verify
   assert_success
   assert_output --partial "pass pin              v1.33.3 (read from packages/system/linstor/Makefile:6)"
-  assert_output --partial "warn dockerfile"
-  assert_output --partial "uses --recount"
+  # init wrote patches.recount for the Dockerfile's git apply --recount
+  assert_output --partial "pass dockerfile       packages/system/linstor/images/linstor-csi/Dockerfile applies packages/system/linstor/images/linstor-csi/patches in one git apply, as patchkit does"
+  assert_output --partial "pass versions         packages/system/kubeovn/images/kubeovn/Dockerfile:2 holds 1.15.10 (VERSION)"
   # the cache is keyed by the spec's URL, never the mirror's
   run ls "$CACHE"
   assert_output --partial "github.com"
@@ -125,4 +126,32 @@ UNITS="kubeovn piraeus-server linstor-csi kilo kamaji"
   run pkm verify kamaji
   assert_failure 1
   assert_output --partial "since then: added zz-new.diff"
+}
+
+@test "cozystack's shape as it stands: init, matrix, verify, obsolete-check and upgrade with no glue" {
+  rm -rf "$ROOT" "$MIRROR"
+  sh "$REPO_ROOT/internal/adopt/testdata/mkadopt.sh" "$ROOT" "$MIRROR"
+  run pkm init
+  assert_failure 1
+  assert_output --partial "wrote packages/system/objectstorage/images/cosi/patchkit.yaml: https://github.com/kubernetes-sigs/container-object-storage-interface at "
+  run pkm matrix
+  assert_failure 1
+  assert_line --index 0 '["packages/system/kamaji/images/kamaji","packages/system/kubeovn/images/kubeovn","packages/system/linstor/images/linstor-csi","packages/system/linstor/images/piraeus-server"]'
+  assert_output --partial "note: packages/system/kilo/images/kilo is not built"
+  run pkm verify
+  assert_failure 2
+  assert_output --partial "gone: FAILED"
+  assert_output --partial "kubeovn: ok"
+  refute_output --partial "warn canonical"
+  run pkm obsolete-check
+  assert_failure 2
+  assert_output --partial "gone: not checked: "
+  assert_output --partial "0001-retries.diff  present   v1.15.11"
+  run pkm upgrade kubeovn
+  assert_success
+  run grep -h 1.15.1 "$ROOT/packages/system/kubeovn/images/kubeovn/Dockerfile" "$ROOT/packages/system/kubeovn/charts/kube-ovn/Chart.yaml"
+  assert_output 'ARG VERSION="1.15.11"
+ARG TAG="v1.15.11"
+version: v1.15.11
+appVersion: "1.15.11"'
 }

@@ -121,7 +121,8 @@ MK
   sed -i '/IMAGE=beta/d' "$MONO/Makefile"
   run m "$BATS_TEST_TMPDIR/changed.txt"
   assert_failure 1
-  assert_output 'patchkit: images/beta: selected by images/beta/values.yaml, but no line of Makefile'"'"'s build: target builds it, so CI would never build it: add `$(MAKE) image IMAGE=beta`'
+  assert_output '[]
+patchkit: images/beta: selected by images/beta/values.yaml, but no line of Makefile'"'"'s build: target builds it, so CI would never build it: add `$(MAKE) image IMAGE=beta`'
 }
 
 @test "a missing changed-files list: exit 2" {
@@ -182,7 +183,33 @@ MK
   changed packages/system/kubeovn/images/kubeovn/patches/0001-mtu.diff
   run cm "$BATS_TEST_TMPDIR/changed.txt"
   assert_failure 1
-  assert_output 'patchkit: packages/system/kubeovn/images/kubeovn: selected by packages/system/kubeovn/images/kubeovn/patches/0001-mtu.diff, but no line of Makefile'"'"'s build: target builds it, so CI would never build it: add `make -C packages/system/kubeovn image`'
+  assert_output '[]
+patchkit: packages/system/kubeovn/images/kubeovn: selected by packages/system/kubeovn/images/kubeovn/patches/0001-mtu.diff, but no line of Makefile'"'"'s build: target builds it, so CI would never build it: add `make -C packages/system/kubeovn image`'
+}
+
+@test "monorepo: FULL prints the units that build, names the unbuilt one on stderr (an annotation with -o github), exit 1" {
+  bats_require_minimum_version 1.5.0
+  run --separate-stderr "$PATCHKIT" --root "$COZY" matrix FULL
+  assert_failure 1
+  assert_output '["packages/system/kamaji/images/kamaji","packages/system/objectstorage-controller/images/objectstorage"]'
+  [[ $stderr == "patchkit: packages/system/kubeovn/images/kubeovn: selected by FULL, but no line of Makefile's build: target builds it"* ]]
+  run --separate-stderr "$PATCHKIT" --root "$COZY" -o github matrix FULL
+  assert_failure 1
+  assert_line --index 0 '["packages/system/kamaji/images/kamaji","packages/system/objectstorage-controller/images/objectstorage"]'
+  [[ ${lines[1]} == "::error file=Makefile,line=1,title=patchkit matrix%3A unbuilt unit::packages/system/kubeovn/images/kubeovn has a spec, but nothing builds it: add \`make -C packages/system/kubeovn image\`"* ]]
+}
+
+@test "monorepo: .patchkit.yaml acknowledges an unbuilt unit with a reason: reported, not failed, in matrix and verify's unit check" {
+  bats_require_minimum_version 1.5.0
+  printf 'unbuilt:\n  - unit: packages/system/kubeovn/images/kubeovn\n    reason: built by the kube-ovn release job\n' >> "$COZY/.patchkit.yaml"
+  run --separate-stderr "$PATCHKIT" --root "$COZY" matrix FULL
+  assert_success
+  assert_output '["packages/system/kamaji/images/kamaji","packages/system/objectstorage-controller/images/objectstorage"]'
+  [[ $stderr == *"patchkit: note: packages/system/kubeovn/images/kubeovn is not built (.patchkit.yaml:"*": built by the kube-ovn release job)"* ]]
+  printf 'unbuilt:\n  - unit: packages/system/kubeovn/images/kubeovn\n' > "$COZY/.patchkit.yaml"
+  run "$PATCHKIT" --root "$COZY" matrix FULL
+  assert_failure 2
+  assert_output --partial ".patchkit.yaml:2: unbuilt[0].reason: required"
 }
 
 @test "monorepo: --by build-dir selects a package without units by its files" {

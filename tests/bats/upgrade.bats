@@ -50,6 +50,14 @@ setup() {
 }
 
 @test "refresh rewrites a non-canonical patch once; verify warns before, not after" {
+  # no patch of the example is canonical: patchkit did not write the series,
+  # so the canonical check is a skip until the spec opts in
+  run pk verify greeter -o json
+  assert_success
+  run json_get 'j.checks.filter(c => c.check == "canonical").map(c => c.status + ": " + c.message.split(",")[0]).join("\n")' <<<"$output"
+  assert_output "skip: a backport keeps the text of its upstream commit
+skip: no patch is in the text patchkit writes"
+  sed -i 's|^patches: patches/greeter$|patches: {dir: patches/greeter, canonical: true}|' "$ROOT/images/greeter/patchkit.yaml"
   run pk verify greeter
   assert_success
   assert_output --partial "warn canonical"

@@ -35,7 +35,7 @@ const DefaultOut = "_output/%s/src"
 func NewCmdApply(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{Factory: f}
 	cmd := &cobra.Command{
-		Use:   "apply IMAGE [--check] [--out DIR [--force]] [--ref REF]",
+		Use:   "apply [IMAGE] [--check] [--out DIR [--force]] [--ref REF]",
 		Short: "Apply an image's patch series to its pinned upstream",
 		Long: `Apply every patch of the image's series, in byte-wise name order, to the
 pinned upstream ref (or --ref), as one 'git apply --whitespace=error' of the
@@ -43,14 +43,23 @@ glob would. Nothing is written unless the whole series applies; the patched
 tree is then written atomically to --out (default _output/IMAGE/src).
 --check writes nothing.
 
+Without IMAGE, every unit of the repository is applied, each to its default
+directory (or checked, with --check), and one unit that cannot be (its
+upstream cannot be fetched) is reported on its own: the run exits with the
+worst status.
+
 The tree carries a ` + "`" + MarkerFile + "`" + ` file saying patchkit wrote it. --out
 replaces only a new or empty directory, or one patchkit wrote (with --force,
 since it may have been edited since; the default directory needs no
 --force). It never replaces a directory that holds the repository root or the
 cache directory, nor one inside .git or the cache.`,
-		Args: cobra.ExactArgs(1),
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Image = args[0]
+			if len(args) == 1 {
+				opts.Image = args[0]
+			} else if cmd.Flags().Changed("out") {
+				return &cmdutil.UsageError{Err: errors.New("--out names the tree of one image: name the IMAGE")}
+			}
 			if opts.Check && cmd.Flags().Changed("out") {
 				return &cmdutil.UsageError{Err: errors.New("--check and --out exclude each other")}
 			}
@@ -71,6 +80,9 @@ cache directory, nor one inside .git or the cache.`,
 }
 
 func run(ctx context.Context, opts *Options) error {
+	if opts.Image == "" {
+		return runAll(ctx, opts)
+	}
 	f := opts.Factory
 	format, env, err := f.Setup()
 	if err != nil {

@@ -218,7 +218,8 @@ func TestApplyBadInvocation(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"no image", []string{"apply"}, "accepts 1 arg"},
+		{"no image with --out", []string{"apply", "--out", "x"}, "--out names the tree of one image"},
+		{"two images", []string{"apply", "img", "img"}, "accepts at most 1 arg"},
 		{"unknown image", []string{"apply", "nope"}, "no image \"nope\""},
 		{"bad output", []string{"-o", "yaml", "apply", "img"}, "-o \"yaml\""},
 		{"check with out", []string{"apply", "img", "--check", "--out", "x"}, "exclude each other"},

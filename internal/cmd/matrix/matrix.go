@@ -14,6 +14,7 @@ import (
 	"github.com/patchkit/patchkit/internal/cmdutil"
 	"github.com/patchkit/patchkit/internal/diag"
 	"github.com/patchkit/patchkit/internal/matrix"
+	"github.com/patchkit/patchkit/internal/report"
 	"github.com/patchkit/patchkit/internal/spec"
 )
 
@@ -48,8 +49,12 @@ entry's Makefile, .patchkit.yaml itself) selects every unit.
 The build entry is the build: target of the root Makefile (build.makefile and
 build.target in .patchkit.yaml). Its 'make image IMAGE=<name>' and 'make -C
 DIR image' lines ($(MAKE) too) build the units: a -C line builds every unit
-under DIR. A selected unit that no line builds is an error (exit 1) naming
-the unit and the line to add, never a silent [].
+under DIR. A selected unit that no line builds is a finding (exit 1): the
+units that build are still printed, and each unbuilt one is named on stderr
+with the line to add (-o github adds an ::error annotation on stdout, after
+the JSON line: read the matrix with head -n1), never a
+silent []. A unit that .patchkit.yaml's unbuilt: list names, with a reason,
+is reported on stderr and does not fail.
 
 --by build-dir prints the directories of the build lines instead
 (packages/system/kamaji), and selects a -C line's directory also for a change
@@ -104,16 +109,25 @@ func run(_ context.Context, opts *Options) error {
 		}
 		changed = matrix.ParseChanged(data)
 	}
-	sel := plan.Select(root, changed, full, opts.By)
-	if err := sel.Err(plan.Entry); err != nil {
-		// a finding: main prints no message for it, so say it here
-		fmt.Fprintln(f.IO.ErrOut, "patchkit: "+err.Error())
-		return diag.ErrFindings
+	format, err := f.Format()
+	if err != nil {
+		return err
 	}
+	sel := plan.Select(root, changed, full, opts.By)
 	out, err := json.Marshal(sel.Paths)
 	if err != nil {
 		return err
 	}
-	_, err = f.IO.Out.Write(append(out, '\n'))
-	return err
+	// The units that build are printed even when some do not: a CI job
+	// builds them, and the unbuilt ones fail it below.
+	if _, err := f.IO.Out.Write(append(out, '\n')); err != nil {
+		return err
+	}
+	if err := report.RenderUnbuilt(f.IO.ErrOut, f.IO.Out, format, plan.Entry.Makefile, sel.Unbuilt, sel.Acknowledged, sel.Err(plan.Entry)); err != nil {
+		return err
+	}
+	if len(sel.Unbuilt) > 0 {
+		return diag.ErrFindings
+	}
+	return nil
 }

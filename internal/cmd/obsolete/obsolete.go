@@ -4,6 +4,7 @@ package obsolete
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -13,6 +14,8 @@ import (
 	obsoletestage "github.com/patchkit/patchkit/internal/obsolete"
 	"github.com/patchkit/patchkit/internal/pipeline"
 	"github.com/patchkit/patchkit/internal/report"
+	"github.com/patchkit/patchkit/internal/spec"
+	"github.com/patchkit/patchkit/internal/untrusted"
 	"github.com/patchkit/patchkit/internal/upstream"
 )
 
@@ -111,6 +114,7 @@ func run(ctx context.Context, opts *Options) error {
 	var results []report.Obsolete
 	var written []obsoletestage.Written
 	findings := false
+	worst := 0
 	for _, name := range images {
 		var res report.Obsolete
 		// A damaged cache is no verdict: online it is repaired and the image
@@ -124,8 +128,17 @@ func run(ctx context.Context, opts *Options) error {
 			// Say what the earlier images wrote too.
 			return &obsoletestage.WriteError{Written: append(written, we.Written...), Err: we.Err}
 		}
-		if err != nil {
+		if err != nil && (len(images) < 2 || ctx.Err() != nil) {
 			return err
+		}
+		if err != nil {
+			// One bad unit fails alone: the others are still checked, and
+			// the run exits with the worst status.
+			code := cmdutil.ExitCode(err)
+			worst = max(worst, code)
+			fmt.Fprintf(f.IO.ErrOut, "patchkit: %s: %s\n", name, untrusted.Error(err))
+			results = append(results, report.Obsolete{Image: name, Unit: unitDir(env.Root, name), Error: untrusted.Error(err), ExitCode: code})
+			continue
 		}
 		written = append(written, res.Written...)
 		findings = findings || res.Report.Findings()
@@ -142,7 +155,10 @@ func run(ctx context.Context, opts *Options) error {
 	if err := report.RenderObsolete(f.IO.Out, format, results, len(opts.Images) == 1 && len(results) == 1); err != nil {
 		return err
 	}
-	if findings {
+	if worst == cmdutil.ExitBadInput {
+		return diag.ErrReported
+	}
+	if findings || worst == cmdutil.ExitFindings {
 		return diag.ErrFindings
 	}
 	return nil
@@ -176,4 +192,13 @@ func checkImage(ctx context.Context, env pipeline.Env, name string, opts *Option
 		}
 	}
 	return out, nil
+}
+
+// unitDir is the directory of the unit name, "" when it cannot be found.
+func unitDir(root, name string) string {
+	u, err := spec.Find(root, name)
+	if err != nil {
+		return ""
+	}
+	return u.Dir
 }

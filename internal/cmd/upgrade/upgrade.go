@@ -132,8 +132,8 @@ func run(ctx context.Context, opts *Options) error {
 	}
 	res, err := upgradestage.Plan(ctx, upgradestage.Input{
 		Cache: im.Cache, Spec: im.Spec, PinCommit: im.Commit, Patches: im.Patches, To: to,
-		Pin: upgradestage.PinFor(env.Root, im.Spec),
-		Go:  gomod.Go{Offline: f.Offline},
+		Pin: upgradestage.PinFor(env.Root, im.Spec), Root: env.Root,
+		Go: gomod.Go{Offline: f.Offline},
 	}, commit)
 	if err != nil {
 		return planError(err)

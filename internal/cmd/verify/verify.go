@@ -15,6 +15,8 @@ import (
 	"github.com/patchkit/patchkit/internal/diag"
 	"github.com/patchkit/patchkit/internal/ghapi"
 	"github.com/patchkit/patchkit/internal/report"
+	"github.com/patchkit/patchkit/internal/spec"
+	"github.com/patchkit/patchkit/internal/untrusted"
 	"github.com/patchkit/patchkit/internal/upstream"
 	verifystage "github.com/patchkit/patchkit/internal/verify"
 )
@@ -131,6 +133,7 @@ func run(ctx context.Context, opts *Options) error {
 	}
 	results := make([]verifystage.Result, 0, len(images)+len(orphans))
 	failed := len(orphans) > 0
+	worst := cmdutil.ExitOK
 	for _, name := range images {
 		var res *verifystage.Result
 		// A damaged cache is no verdict: online it is repaired and the image
@@ -140,8 +143,21 @@ func run(ctx context.Context, opts *Options) error {
 			res, err = verifystage.Image(ctx, env, name, vopts...)
 			return err
 		})
-		if err != nil {
+		if err != nil && (len(images) < 2 || ctx.Err() != nil) {
 			return err
+		}
+		if err != nil {
+			// One bad unit fails alone; the run exits with the worst status.
+			code := cmdutil.ExitCode(err)
+			worst = max(worst, code)
+			msg := untrusted.Error(err)
+			fmt.Fprintf(f.IO.ErrOut, "patchkit: %s: %s\n", name, msg)
+			file := name
+			if u, ferr := spec.Find(env.Root, name); ferr == nil {
+				file = u.File()
+			}
+			res = &verifystage.Result{Image: name, Error: msg, ExitCode: code, Checks: []verifystage.Check{{
+				Patch: file, Check: verifystage.CheckApply, Status: verifystage.StatusFail, Message: "not verified: " + msg}}}
 		}
 		if c, ok := units[name]; ok {
 			res.Checks = append(res.Checks, c)
@@ -164,6 +180,9 @@ func run(ctx context.Context, opts *Options) error {
 		if err := appendSummary(os.Getenv("GITHUB_STEP_SUMMARY"), results); err != nil {
 			return err
 		}
+	}
+	if worst == cmdutil.ExitBadInput {
+		return diag.ErrReported
 	}
 	if failed {
 		return diag.ErrFindings

@@ -1,0 +1,101 @@
+package upgrade
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+
+	"github.com/patchkit/patchkit/internal/series"
+	"github.com/patchkit/patchkit/internal/spec"
+	"github.com/patchkit/patchkit/internal/stamp/expr"
+)
+
+// moveVersions adds to writes the edits that set every upstream.versions
+// place of s to newRef, as that place spells it. A file that writes already
+// rewrites (the pin's own file) is edited in its new bytes, so the pin and
+// every place are one write set: Apply writes them all or none.
+func moveVersions(root string, s *spec.Spec, newRef string, writes []Write) ([]Write, error) {
+	for _, v := range s.Upstream.Versions {
+		i := -1
+		for k, w := range writes {
+			if w.Path == v.File && !w.Delete {
+				i = k
+			}
+		}
+		var data []byte
+		if i >= 0 {
+			data = writes[i].Data
+		} else {
+			b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(v.File)))
+			if err != nil {
+				return nil, fmt.Errorf("%s: reading %s: %w", s.File, v.File, err)
+			}
+			data = b
+		}
+		out, err := SetVersion(data, v, v.Spell(newRef))
+		if err != nil {
+			return nil, fmt.Errorf("%s: moving %s: %w", s.File, v, err)
+		}
+		if i >= 0 {
+			writes[i].Data = out
+		} else {
+			writes = append(writes, Write{Path: v.File, Data: out})
+		}
+	}
+	return writes, nil
+}
+
+// SetVersion returns data (the bytes of v.File) with the value at v set to
+// value, every other byte kept. A value that refers to another variable is
+// an error: moving it is a human's call.
+func SetVersion(data []byte, v spec.Version, value string) ([]byte, error) {
+	_, line, err := spec.ReadVersionData(data, v)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case v.DockerfileArg != "":
+		return setValueAt(data, line, dockerArgRe, 3, value)
+	case v.MakefileVar != "":
+		return setValueAt(data, line, makeVarRe, 4, value)
+	}
+	p, err := expr.ParsePath(v.Key)
+	if err != nil {
+		return nil, err
+	}
+	last := p[len(p)-1]
+	if last.IsIndex {
+		return nil, fmt.Errorf("%s: a list item is not a key: value line", v.Key)
+	}
+	return SetYAMLValue(data, line, last.Key, value)
+}
+
+// dropFromReadme adds to writes the patch directory's README without the
+// entries of the patches the plan deletes, when it names them: a README of
+// provenance stays true.
+func dropFromReadme(root string, s *spec.Spec, writes []Write) []Write {
+	var names []string
+	for _, w := range writes {
+		if w.Delete && path.Dir(w.Path) == s.Patches {
+			names = append(names, path.Base(w.Path))
+		}
+	}
+	if len(names) == 0 {
+		return writes
+	}
+	prov := series.Readme(root, s.Patches, names)
+	if len(prov) == 0 {
+		return writes
+	}
+	var entries []series.Provenance
+	file := ""
+	for _, p := range prov {
+		entries, file = append(entries, p), p.File
+	}
+	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(file)))
+	if err != nil {
+		return writes
+	}
+	return append(writes, Write{Path: file, Data: series.DropFromReadme(data, entries)})
+}
