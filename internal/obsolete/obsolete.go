@@ -241,7 +241,8 @@ type Input struct {
 }
 
 type options struct {
-	git string
+	git       string
+	evaluated func(Ref) // a test seam: called for each ref evaluated, not memoised
 }
 
 // Option configures Check.
@@ -269,10 +270,8 @@ func Check(ctx context.Context, in Input, opts ...Option) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := newChecker(ctx, g, in, refs, h)
-	if err != nil {
-		return nil, err
-	}
+	eval := lazyChecker(ctx, g, in, refs, h, o.evaluated)
+	vm := newVerdictMemo(g, in)
 	rep := &Report{
 		URL:       in.Cache.URL(),
 		Pin:       in.Spec.Upstream.Ref,
@@ -288,7 +287,7 @@ func Check(ctx context.Context, in Input, opts ...Option) (*Report, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		results, err := c.checkRef(ref)
+		results, err := vm.results(ref, len(in.Patches), eval)
 		if err != nil {
 			return nil, fmt.Errorf("checking %s: %w", ref.Name, err)
 		}
