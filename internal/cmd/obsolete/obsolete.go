@@ -12,6 +12,7 @@ import (
 	obsoletestage "github.com/patchkit/patchkit/internal/obsolete"
 	"github.com/patchkit/patchkit/internal/pipeline"
 	"github.com/patchkit/patchkit/internal/report"
+	"github.com/patchkit/patchkit/internal/spec"
 	"github.com/patchkit/patchkit/internal/upstream"
 )
 
@@ -91,7 +92,8 @@ func run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	images, err := f.Images(env.Root, opts.Images)
+	env.Units = spec.NewDiscovery(env.Root) // one tree walk for every unit
+	images, err := f.ImagesIn(env.Units, opts.Images)
 	if err != nil {
 		return err
 	}
