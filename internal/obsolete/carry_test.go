@@ -268,8 +268,9 @@ import (
 
 // TestCheckRemovalSuperseded: a patch that only removes lines (a check and
 // its import). Upstream removing them too, with the line after the check
-// changed, supersedes it; upstream moving the check, or dropping the whole
-// function, does not.
+// changed, supersedes it; so does a commit that removes the import and drops
+// the whole function the check was in (it rewrote that hunk's region);
+// upstream moving the check does not.
 func TestCheckRemovalSuperseded(t *testing.T) {
 	r := gittest.New(t)
 	for _, f := range []string{"a.go", "b.go", "c.go"} {
@@ -295,7 +296,7 @@ func TestCheckRemovalSuperseded(t *testing.T) {
 	}{
 		{0, StatusSuperseded, ViaCarried, land},
 		{1, StatusConflict, ViaApply, ""},
-		{2, StatusPartial, ViaHunks, moved},
+		{2, StatusSuperseded, ViaRewritten, moved},
 	}
 	for _, tt := range tests {
 		res := result(t, rep, tt.patch, "v1.1.0")

@@ -8,21 +8,18 @@ import (
 const (
 	predReverse = "reverse" // the patch reverse-applies
 	predLines   = "lines"   // SupersededShare of its changed lines are upstream
-	predCarried = "carried" // every unit is there (reverse-applies, or by its lines)
-	predUnit    = "unit"    // unit k is there (with predKey.unit)
 )
 
 type predKey struct {
-	patch, commit, unit int
-	kind                string
+	patch, commit int
+	kind          string
 }
 
 // introducer finds the upstream commit that brought patch i's change into
 // ref: among the range commits that ref reaches and that touch the patch's
 // files, oldest first, the last one at which the predicate turned true
-// (and stayed true). nil when none is found. unit names the unit for
-// predUnit.
-func (c *checker) introducer(i int, ref Ref, kind string, unit int) (*commit, error) {
+// (and stayed true). nil when none is found.
+func (c *checker) introducer(i int, ref Ref, kind string) (*commit, error) {
 	reach := c.h.reachable(ref.Commit)
 	var found *commit
 	prev := false
@@ -34,7 +31,7 @@ func (c *checker) introducer(i int, ref Ref, kind string, unit int) (*commit, er
 		if !touches(cm, c.patchPaths[i]) {
 			continue
 		}
-		ok, err := c.predicate(predKey{patch: i, commit: idx, unit: unit, kind: kind})
+		ok, err := c.predicate(predKey{patch: i, commit: idx, kind: kind})
 		if err != nil {
 			return nil, err
 		}
@@ -76,22 +73,6 @@ func (c *checker) predicate(k predKey) (bool, error) {
 			return false, r.Err
 		}
 		v = r.Status == apply.StatusApplied
-	case predCarried, predUnit:
-		us := c.unitsOf(k.patch)
-		v = len(us) > 0
-		for n, u := range us {
-			if k.kind == predUnit && n != k.unit {
-				continue
-			}
-			via, err := c.unitThere(u, src)
-			if err != nil {
-				return false, err
-			}
-			if via == "" {
-				v = false
-				break
-			}
-		}
 	default:
 		lm, err := c.lineShare(k.patch, src)
 		if err != nil {
@@ -141,7 +122,7 @@ func (c *checker) presentBy(i int, ref Ref, hit *commit) (*commit, error) {
 	if hit != nil {
 		return hit, nil
 	}
-	cm, err := c.introducer(i, ref, predReverse, 0)
+	cm, err := c.introducer(i, ref, predReverse)
 	if cm != nil || err != nil {
 		return cm, err
 	}
@@ -149,5 +130,5 @@ func (c *checker) presentBy(i int, ref Ref, hit *commit) (*commit, error) {
 	if err != nil || len(files) == 0 {
 		return nil, err
 	}
-	return c.introducer(i, ref, predLines, 0)
+	return c.introducer(i, ref, predLines)
 }

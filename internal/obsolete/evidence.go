@@ -71,7 +71,10 @@ func evidence(r Result, patchID bool) string {
 	case StatusSuperseded:
 		switch r.Via {
 		case ViaCarried:
-			return fmt.Sprintf("applies in neither direction, but every hunk's change is there (%s); %s", hunkVias(r.Hunks), carrierPhrase(r.Commits))
+			if len(r.Commits) > 1 {
+				return fmt.Sprintf("applies in neither direction, but every hunk's change is there (%s): upstream's own version; %s", hunkVias(r.Hunks), carrierPhrase(r.Commits))
+			}
+			return fmt.Sprintf("applies in neither direction, but every hunk's change is there (%s); %s landed upstream's own version", hunkVias(r.Hunks), cp)
 		case ViaRewritten:
 			s := fmt.Sprintf("upstream made the change its own way: %s", carrierPhrase(r.Commits))
 			if r.AddedLines != nil {

@@ -25,8 +25,9 @@ import (
 //   - every hunk carried: present (superseded when a hunk landed only by its
 //     lines, not verbatim);
 //   - some carried, and each other hunk sits in a region that a commit which
-//     landed the carried ones rewrote (see rewroteRegion), with most of the
-//     patch's added lines upstream: superseded, upstream's own way;
+//     landed the carried ones rewrote (see rewroteRegion), or that commit
+//     brought the hunk's own lines elsewhere (landedLines): superseded,
+//     upstream's own way;
 //   - some carried, the others applying or conflicting where no landing
 //     commit touched: partial;
 //   - none carried: the share of changed lines (superseded), else conflict.
@@ -47,11 +48,6 @@ type unitKey struct {
 	patch, unit int
 	commit      string
 }
-
-// MostShare is the share of a patch's significant added lines that must be
-// upstream for a patch with hunks in rewritten regions to count as
-// superseded: more than half.
-const MostShare = 0.5
 
 // ViaRewritten (a patch's Via): some hunks are upstream and the commits that
 // landed them rewrote the regions of the others: upstream's own way.
@@ -291,6 +287,35 @@ func (c *checker) rewroteRegion(i, k int, cm *commit) (bool, error) {
 	return false, nil
 }
 
+// landedLines reports whether commit cm brought unit k of patch i's own
+// lines, elsewhere than in its context: they are mostly there after cm
+// (unitKept) and were not at its parent. A unit without significant lines
+// cannot tell.
+func (c *checker) landedLines(i, k int, cm *commit) (bool, error) {
+	if cm.parent == "" {
+		return false, nil
+	}
+	u := c.unitsOf(i)[k]
+	src, err := c.cache.Source(cm.id)
+	if err != nil {
+		return false, err
+	}
+	cur, cf, err := c.unitFileIn(u, src)
+	if err != nil || cur == nil || len(cf.added) == 0 {
+		return false, err
+	}
+	after, err := c.unitKept(u, src)
+	if err != nil || !after {
+		return false, err
+	}
+	psrc, err := c.cache.Source(cm.parent)
+	if err != nil {
+		return false, err
+	}
+	before, err := c.unitKept(u, psrc)
+	return !before, err
+}
+
 // hunkFate is what decide found about one hunk.
 type hunkFate struct {
 	at      unitAt  // at the ref
@@ -411,6 +436,9 @@ func (c *checker) decide(r *Result, i int, ref Ref, v verdict, hit *commit) erro
 		h.Status, h.Via = StatusConflict, ""
 		for _, l := range landings {
 			ok, err := c.rewroteRegion(i, k, l)
+			if err == nil && !ok {
+				ok, err = c.landedLines(i, k, l)
+			}
 			if err != nil {
 				return err
 			}
@@ -453,11 +481,9 @@ func (c *checker) decide(r *Result, i int, ref Ref, v verdict, hit *commit) erro
 		if err != nil {
 			return err
 		}
-		if mostAdded(lm) {
-			setStatus(r, StatusSuperseded, ViaRewritten, main)
-			r.AddedLines = &lm
-			return nil
-		}
+		setStatus(r, StatusSuperseded, ViaRewritten, main)
+		r.AddedLines = &lm
+		return nil
 	}
 	setStatus(r, StatusPartial, ViaHunks, main)
 	r.Conflict = nil
@@ -469,17 +495,6 @@ func (c *checker) decide(r *Result, i int, ref Ref, v verdict, hit *commit) erro
 		}
 	}
 	return nil
-}
-
-// mostAdded reports whether more than MostShare of the patch's significant
-// added lines are upstream (for a patch that adds none, of its significant
-// removed lines gone).
-func mostAdded(lm LineMatch) bool {
-	added, there := lm.Total-lm.Removed, lm.Present-lm.Gone
-	if added == 0 {
-		added, there = lm.Removed, lm.Gone
-	}
-	return added > 0 && float64(there) > MostShare*float64(added)
 }
 
 // setStatus sets r's status, via and commit (nil: none); a status other than
@@ -537,7 +552,7 @@ func carriers(hs []Hunk, h *history) []Carrier {
 // brought them), else conflict.
 func (c *checker) byLines(r *Result, i int, ref Ref, v verdict) error {
 	if v.status == StatusSuperseded && v.via == ViaAddedLines {
-		cm, err := c.introducer(i, ref, predLines, 0)
+		cm, err := c.introducer(i, ref, predLines)
 		if err != nil {
 			return err
 		}
