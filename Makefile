@@ -12,7 +12,7 @@ BENCH      ?= .
 BENCHTIME  ?= 3x
 BENCHCOUNT ?= 1
 
-.PHONY: all bin build test deps bats demo bench lint docs fmt clean
+.PHONY: all bin build test deps bats demo bench bench-check lint docs fmt clean
 
 all: bin
 
@@ -43,10 +43,11 @@ image: bin
 deps:
 	@hack/install-deps.sh
 
-## test: vet, every Go test (parity, hostile, upstream, cmd), then the bats suite.
+## test: vet, every Go test (parity, hostile, upstream, cmd), bench-check, then the bats suite.
 test: deps bin
 	$(GO) vet ./...
 	$(GO) test -count=1 $(PKGS)
+	$(MAKE) bench-check
 	$(MAKE) bats
 
 # bats-core and its helpers, pinned in tests/bats/package-lock.json.
@@ -66,6 +67,13 @@ demo: bin
 ## bench: patchkit beside the git CLI on generated upstreams.
 bench:
 	$(GO) test -run='^$$' -bench='$(BENCH)' -benchtime=$(BENCHTIME) -count=$(BENCHCOUNT) -benchmem ./bench/...
+
+## bench-check: the benchmarks' memory bounds (100 MiB cold, 200 MiB on a
+## kube-sized unit, 3x a large patch) and their verdict agreement with the
+## git CLI, once each on -short inputs; nothing timed (make test runs it).
+BENCHCHECK ?= ^(BenchmarkColdApplyCheck|BenchmarkApplyBigPatch|BenchmarkObsoleteKubeOVN|BenchmarkObsoleteWarm|BenchmarkMemoryKubeOVN)$$
+bench-check: deps
+	$(GO) test -short -count=1 -run='^$$' -bench='$(BENCHCHECK)' -benchtime=1x ./bench/...
 
 ## lint: gofmt, go vet, actionlint on .github/workflows, and a CLI reference
 ## in docs/cli that matches the code.

@@ -20,7 +20,9 @@ import (
 // release (v1.<c/10>.<c%10>), that edit a few lines of every generated file
 // and of coldTouch small files. Every version of a generated file is a small
 // delta of the one before, so the history is delta-heavy: about coldHistory
-// × coldGen × coldGenSize bytes uncompressed (235 MiB) in a pack of a few MiB.
+// × coldGen × coldGenSize bytes uncompressed (235 MiB) in a pack of a few MiB;
+// with -short (make bench-check) coldGens() is 12 files, 141 MiB, still
+// more history than coldRSSLimit.
 // Fetching every tag at depth 1 means resolving all of those versions; the
 // pin alone is one tree.
 const (
@@ -31,6 +33,14 @@ const (
 	coldTouch   = 10
 	coldPin     = "v1.12.0"
 )
+
+// coldGens is the number of generated files: coldGen, fewer with -short.
+func coldGens() int {
+	if testing.Short() {
+		return 12
+	}
+	return coldGen
+}
 
 // coldTag is the release tag of commit c (1-based).
 func coldTag(c int) string { return fmt.Sprintf("v1.%d.%d", c/10, c%10) }
@@ -64,7 +74,7 @@ func setupCold(b *testing.B) (up, root string, patches []string, history int64) 
 	// The versions of each generated file come one after another, so that
 	// fast-import stores each as a delta of the one before, as a packed
 	// upstream does.
-	for g := 0; g < coldGen; g++ {
+	for g := 0; g < coldGens(); g++ {
 		for c := 1; c <= coldHistory; c++ {
 			data := genContent(g, c)
 			history += int64(len(data))
@@ -100,7 +110,7 @@ func setupCold(b *testing.B) (up, root string, patches []string, history int64) 
 			history += int64(len(content))
 			fmt.Fprintf(&stream, "M 100644 inline pkg%02d/file%04d.go\ndata %d\n%s\n", i%40, i, len(content), content)
 		}
-		for g := 0; g < coldGen; g++ {
+		for g := 0; g < coldGens(); g++ {
 			fmt.Fprintf(&stream, "M 100644 :%d gen/zz_generated_%02d.go\n", 1000000+g*1000+c, g)
 		}
 		fmt.Fprintf(&stream, "tag %s\nfrom :%d\ntagger Bench <bench@example.com> %d +0000\ndata 8\nrelease\n",
@@ -172,11 +182,15 @@ const coldRSSLimit = 100 << 10 // KiB
 // over coldRSSLimit; time is reported, not asserted. Outside the timed
 // comparison it also times what a later history-walking command pays once
 // on that cache: patchkit obsolete-check deepening it to the whole history
-// (deepen-ms), beside a full git clone --bare (clone-full-ms).
+// (deepen-ms), beside a full git clone --bare (clone-full-ms); not with
+// -short (make bench-check), which keeps the verdict and memory checks.
 func BenchmarkColdApplyCheck(b *testing.B) {
 	start := time.Now()
 	up, root, patches, history := setupCold(b)
 	generate := time.Since(start)
+	if history < coldRSSLimit<<10 {
+		b.Fatalf("the history holds %d bytes, less than the %d KiB bound: the benchmark would prove nothing", history, coldRSSLimit)
+	}
 	work := b.TempDir()
 	var gitTime, pkTime time.Duration
 	var gitRSS, pkRSS, deepRSS int64
@@ -212,6 +226,12 @@ func BenchmarkColdApplyCheck(b *testing.B) {
 				}
 				if rss > coldRSSLimit {
 					b.Fatalf("patchkit apply --check on a cold cache peaked at %d KiB, over %d KiB", rss, coldRSSLimit)
+				}
+				if testing.Short() {
+					// make bench-check: the deepening and the full clone below are timed only
+					os.RemoveAll(cache)
+					b.StartTimer()
+					return
 				}
 				start = time.Now()
 				deepRSS = max(deepRSS, run(b, root, patchkitBin, "--cache-dir", cache, "obsolete-check", "bench", "-o", "json"))

@@ -192,7 +192,13 @@ func naive(b *testing.B, up, root string, tags []string) (verdicts, int64) {
 
 // patchkitObsolete runs patchkit obsolete-check --offline on a warm cache.
 func patchkitObsolete(b *testing.B, root, cache string) (verdicts, int64) {
-	cmd, rss := measured(patchkitBin, "--root", root, "--cache-dir", cache, "--offline", "obsolete-check", "obs", "-o", "json")
+	return patchkitVerdicts(b, root, cache, "--offline")
+}
+
+// patchkitVerdicts runs patchkit obsolete-check -o json with the global
+// flags given (none: it may fetch) and returns its verdicts.
+func patchkitVerdicts(b *testing.B, root, cache string, flags ...string) (verdicts, int64) {
+	cmd, rss := measured(patchkitBin, append(append([]string{"--root", root, "--cache-dir", cache}, flags...), "obsolete-check", "obs", "-o", "json")...)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	if err := cmd.Run(); err != nil && cmd.ProcessState.ExitCode() != 1 {
@@ -239,6 +245,9 @@ func benchObsolete(b *testing.B, sh obsShape) {
 	got, _ := patchkitObsolete(b, root, cache)
 	want, _ := naive(b, up, root, tags)
 	compareVerdicts(b, got, want)
+	if testing.Short() {
+		return // make bench-check: the agreement above; the timed runs below are make bench's
+	}
 
 	var naiveRuns, pkRuns []time.Duration
 	b.Run("naive-git-loop", func(b *testing.B) {

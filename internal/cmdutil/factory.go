@@ -123,11 +123,17 @@ func (f *Factory) Setup() (report.Format, pipeline.Env, error) {
 // root/images when it was given none. --upstream-url replaces the upstream
 // of one image, so with it exactly one IMAGE must be named.
 func (f *Factory) Images(root string, args []string) ([]string, error) {
+	return f.ImagesIn(spec.NewDiscovery(root), args)
+}
+
+// ImagesIn is Images with the units of d, whose one tree walk the caller
+// shares with the rest of its run (pipeline.Env.Units).
+func (f *Factory) ImagesIn(d *spec.Discovery, args []string) ([]string, error) {
 	if f.UpstreamURL != "" && len(args) != 1 {
 		return nil, &UsageError{Err: errors.New("--upstream-url replaces the upstream of one image: name exactly one IMAGE")}
 	}
 	if len(args) > 0 {
 		return args, nil
 	}
-	return spec.List(root)
+	return d.List()
 }

@@ -246,7 +246,8 @@ type Input struct {
 }
 
 type options struct {
-	git string
+	git       string
+	evaluated func(Ref) // a test seam: called for each ref evaluated, not memoised
 }
 
 // Option configures Check.
@@ -274,13 +275,23 @@ func Check(ctx context.Context, in Input, opts ...Option) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Dependency-bump patches are judged by version (bump.go); the line
+	// rules see the series without their bump parts.
 	bumps := newBumpSeries(in.Patches)
 	lineIn := in
 	lineIn.Patches = bumps.linePatches(in.Patches)
-	c, err := newChecker(ctx, g, lineIn, refs, h)
-	if err != nil {
-		return nil, err
+	checkerOf := lazyChecker(ctx, g, lineIn, refs, h)
+	eval := func(ref Ref) ([]Result, error) {
+		c, err := checkerOf()
+		if err != nil {
+			return nil, err
+		}
+		if o.evaluated != nil {
+			o.evaluated(ref)
+		}
+		return c.checkRef(ref)
 	}
+	vm := newVerdictMemo(g, in)
 	rep := &Report{
 		URL:       in.Cache.URL(),
 		Pin:       in.Spec.Upstream.Ref,
@@ -296,12 +307,18 @@ func Check(ctx context.Context, in Input, opts ...Option) (*Report, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		results, err := c.checkRef(ref)
+		results, err := vm.results(ref, len(in.Patches), eval)
 		if err != nil {
 			return nil, fmt.Errorf("checking %s: %w", ref.Name, err)
 		}
-		if err := bumps.judge(ctx, g, c, in, refs, ref, results); err != nil {
-			return nil, fmt.Errorf("checking %s: %w", ref.Name, err)
+		if bumps.any() {
+			c, err := checkerOf()
+			if err != nil {
+				return nil, err
+			}
+			if err := bumps.judge(ctx, g, c, in, refs, ref, results); err != nil {
+				return nil, fmt.Errorf("checking %s: %w", ref.Name, err)
+			}
 		}
 		for i := range results {
 			rep.Patches[i].Results = append(rep.Patches[i].Results, results[i])

@@ -29,6 +29,9 @@ type Env struct {
 	// their history, so a cache it clones fetches them at depth 1
 	// (upstream.WithShallow).
 	Shallow bool
+	// Units, when set, finds units by name from its one tree walk, shared
+	// by every unit of the run (a monorepo is walked once, not per unit).
+	Units *spec.Discovery
 }
 
 // Image is an image unit prepared for applying: its spec, its upstream cache,
@@ -59,7 +62,13 @@ func (im *Image) Close() error {
 //  5. references: fill in each reference file with the diff of its upstream
 //     commit, checked against its Patch-Id (see Materialize).
 func Prepare(ctx context.Context, env Env, name, ref string) (*Image, error) {
-	s, err := spec.Load(env.Root, name)
+	var s *spec.Spec
+	var err error
+	if env.Units != nil && env.Units.Root() == env.Root {
+		s, err = env.Units.Load(name)
+	} else {
+		s, err = spec.Load(env.Root, name)
+	}
 	if err != nil {
 		return nil, err
 	}

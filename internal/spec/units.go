@@ -32,6 +32,7 @@ func (u Unit) File() string { return path.Join(u.Dir, FileName) }
 // nested repositories: a directory below root holding its own
 // RepoFileName is another repository's root, like a nested Go module.
 func Discover(root string) ([]Unit, error) {
+	walks.Add(1)
 	var units []Unit
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -74,6 +75,12 @@ func Discover(root string) ([]Unit, error) {
 // when exactly one unit has it. An unknown or ambiguous argument is bad
 // input; an ambiguous name's error lists the paths to use instead.
 func Find(root, arg string) (Unit, error) {
+	return find(root, arg, func() ([]Unit, error) { return Discover(root) })
+}
+
+// find is Find with the units from discover, which it calls only for a
+// name.
+func find(root, arg string, discover func() ([]Unit, error)) (Unit, error) {
 	clean := path.Clean(strings.TrimPrefix(filepath.ToSlash(arg), "./"))
 	if arg == "" || path.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, "../") {
 		return Unit{}, &diag.InputError{File: arg, Msg: fmt.Sprintf("image %q is not a unit directory inside the repository or a unit name", arg)}
@@ -90,7 +97,7 @@ func Find(root, arg string) (Unit, error) {
 	if !nameRE.MatchString(clean) {
 		return Unit{}, &diag.InputError{File: Path(clean), Msg: fmt.Sprintf("image name %q is not a valid image unit name", arg)}
 	}
-	units, err := Discover(root)
+	units, err := discover()
 	if err != nil {
 		return Unit{}, err
 	}

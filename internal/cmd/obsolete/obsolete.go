@@ -104,9 +104,10 @@ func run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
+	env.Units = spec.NewDiscovery(env.Root) // one tree walk for every unit
 	var images []string
 	if len(opts.Images) == 0 || len(imageArgs) > 0 {
-		if images, err = f.Images(env.Root, imageArgs); err != nil {
+		if images, err = f.ImagesIn(env.Units, imageArgs); err != nil {
 			return err
 		}
 	}

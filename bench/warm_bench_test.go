@@ -1,0 +1,121 @@
+package bench
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/patchkit/patchkit/internal/gittest"
+)
+
+// BenchmarkObsoleteWarm reports obsolete-check's three cases separately on
+// kube-ovn's shape, each beside the naive loop (checkout, then git apply -R
+// --check || git apply --check per patch and ref) doing the same job:
+//   - cold: an empty cache (patchkit fetches; the loop clones);
+//   - warm: nothing new upstream (patchkit offline, on its cache and its
+//     memos; the loop on its existing clone);
+//   - moved: upstream has one new commit, an unrelated release (patchkit
+//     fetches; the loop fetches and loops again).
+//
+// After each case patchkit's verdicts must agree with the loop's (see
+// compareVerdicts); time is reported, never asserted. With -short (make
+// bench-check) every case runs once.
+func BenchmarkObsoleteWarm(b *testing.B) {
+	up, root, tags := setupObsolete(b, kubeOVN)
+	work := b.TempDir()
+	var pkCold, pkWarm, pkMoved, gitCold, gitWarm, gitMoved []time.Duration
+	timed := func(ds *[]time.Duration, f func()) {
+		start := time.Now()
+		f()
+		*ds = append(*ds, time.Since(start))
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		cache := filepath.Join(work, fmt.Sprintf("cache-%d", i))
+		wt := filepath.Join(work, fmt.Sprintf("wt-%d", i))
+		var got, want verdicts
+		timed(&pkCold, func() { got = patchkitOnline(b, root, cache) })
+		timed(&gitCold, func() {
+			run(b, "", "git", "clone", "-q", up, wt)
+			want = naiveLoop(b, wt, root, tags)
+		})
+		compareVerdicts(b, got, want)
+
+		timed(&pkWarm, func() { got, _ = patchkitObsolete(b, root, cache) })
+		timed(&gitWarm, func() { want = naiveLoop(b, wt, root, tags) })
+		compareVerdicts(b, got, want)
+
+		b.StopTimer()
+		tag := fmt.Sprintf("v1.99.%d", i) // a release after every other, matching "v1.*"
+		tags = append(tags, tag)
+		commitUnrelated(b, up, tag, i)
+		b.StartTimer()
+		timed(&pkMoved, func() { got = patchkitOnline(b, root, cache) })
+		timed(&gitMoved, func() {
+			run(b, wt, "git", "fetch", "-q", "--tags", "origin")
+			want = naiveLoop(b, wt, root, tags)
+		})
+		compareVerdicts(b, got, want)
+		b.StopTimer()
+		os.RemoveAll(cache)
+		os.RemoveAll(wt)
+		b.StartTimer()
+	}
+	b.StopTimer()
+	for _, s := range []struct {
+		name string
+		ds   []time.Duration
+	}{{"cold", pkCold}, {"naive-cold", gitCold}, {"warm", pkWarm}, {"naive-warm", gitWarm}, {"moved", pkMoved}, {"naive-moved", gitMoved}} {
+		spread(b, s.name, s.ds)
+	}
+}
+
+// patchkitOnline runs obsolete-check with fetching allowed and returns its
+// verdicts.
+func patchkitOnline(b *testing.B, root, cache string) verdicts {
+	b.Helper()
+	v, _ := patchkitVerdicts(b, root, cache)
+	return v
+}
+
+// naiveLoop is naive's loop on an existing clone wt.
+func naiveLoop(b *testing.B, wt, root string, tags []string) verdicts {
+	b.Helper()
+	patches, _ := filepath.Glob(filepath.Join(root, "patches/obs/*.diff"))
+	v := verdicts{}
+	for _, tag := range tags[1:] {
+		run(b, wt, "git", "-c", "advice.detachedHead=false", "checkout", "-q", tag)
+		for _, p := range patches {
+			key := filepath.Base(p) + "@" + tag
+			if exec.Command("git", "-C", wt, "apply", "-R", "--check", p).Run() == nil {
+				v[key] = "present"
+			} else if exec.Command("git", "-C", wt, "apply", "--check", p).Run() == nil {
+				v[key] = "applies"
+			} else {
+				v[key] = "conflict"
+			}
+		}
+	}
+	return v
+}
+
+// commitUnrelated commits, on up's main branch, a new file no patch
+// touches, and tags it (fast-import: up has no work tree).
+func commitUnrelated(b *testing.B, up, tag string, i int) {
+	b.Helper()
+	msg := "unrelated " + tag
+	stream := fmt.Sprintf("commit refs/heads/main\ncommitter Bench <bench@example.com> %d +0000\ndata %d\n%s\nfrom refs/heads/main^0\n"+
+		"M 100644 inline unrelated-%d.txt\ndata 6\nmoved\n\nreset refs/tags/%s\nfrom refs/heads/main\n\n",
+		1800000000+i, len(msg), msg, i, tag)
+	cmd := exec.Command("git", "fast-import", "--quiet")
+	cmd.Dir = up
+	cmd.Env = gittest.Env()
+	cmd.Stdin = strings.NewReader(stream)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("git fast-import: %v\n%s", err, out)
+	}
+}

@@ -1,0 +1,70 @@
+package spec
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+// TestDiscoveryWalksOnce: listing a 10-unit monorepo and loading every unit
+// by name walks the tree once with a Discovery, and gives what List and
+// Load give, which walk it once per call.
+func TestDiscoveryWalksOnce(t *testing.T) {
+	root := t.TempDir()
+	for i := 0; i < 10; i++ {
+		dir := filepath.Join(root, "packages", fmt.Sprintf("p%d", i), "images", fmt.Sprintf("img%d", i))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Join(root, "patches", fmt.Sprintf("img%d", i)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		spec := fmt.Sprintf("upstream:\n  url: https://example.com/up.git\n  ref: v1.0.0\npatches: patches/img%d\n", i)
+		if err := os.WriteFile(filepath.Join(dir, FileName), []byte(spec), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := walks.Load()
+	want, err := List(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wantSpecs []*Spec
+	for _, name := range want {
+		s, err := Load(root, name)
+		if err != nil {
+			t.Fatalf("Load(%s) = %v", name, err)
+		}
+		wantSpecs = append(wantSpecs, s)
+	}
+	if n := walks.Load() - before; n != 11 {
+		t.Fatalf("List and Load walked %d times, want 11: the count is wrong", n)
+	}
+
+	before = walks.Load()
+	d := NewDiscovery(root)
+	got, err := d.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, name := range got {
+		s, err := d.Load(name)
+		if err != nil {
+			t.Fatalf("Discovery.Load(%s) = %v", name, err)
+		}
+		if !reflect.DeepEqual(s, wantSpecs[i]) {
+			t.Errorf("Discovery.Load(%s) = %+v, Load gives %+v", name, s, wantSpecs[i])
+		}
+	}
+	if n := walks.Load() - before; n != 1 {
+		t.Errorf("a Discovery walked %d times for 10 units, want 1", n)
+	}
+	if !reflect.DeepEqual(got, want) || len(got) != 10 {
+		t.Errorf("Discovery.List() = %v, List() = %v", got, want)
+	}
+	if _, err := d.Find("nosuch"); err == nil {
+		t.Error("Discovery.Find(nosuch) found a unit")
+	}
+}
