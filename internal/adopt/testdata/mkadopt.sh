@@ -21,8 +21,9 @@ export GIT_COMMITTER_NAME=fixture GIT_COMMITTER_EMAIL=fixture@example.com
 export GIT_AUTHOR_DATE='2026-01-01T00:00:00Z' GIT_COMMITTER_DATE='2026-01-01T00:00:00Z'
 
 P=packages/system/kubeovn
-mkdir -p "$ROOT/$P/charts/kube-ovn"
-cat >"$ROOT/$P/charts/kube-ovn/Chart.yaml" <<'YAML'
+chart() { # chart DIR: the kube-ovn chart of v1.15.10, as upstream carries it
+  mkdir -p "$1"
+  cat >"$1/Chart.yaml" <<'YAML'
 apiVersion: v2
 name: kube-ovn
 description: Helm chart for Kube-OVN
@@ -30,13 +31,27 @@ type: application
 version: v1.15.10
 appVersion: "1.15.10"
 YAML
-cat >"$ROOT/$P/charts/kube-ovn/values.yaml" <<'YAML'
+  cat >"$1/values.yaml" <<'YAML'
 global:
   images:
     kubeovn:
       repository: kube-ovn
       tag: v1.15.10
 YAML
+}
+chart "$ROOT/$P/charts/kube-ovn"
+# The upstream carries the chart the package vendors (its update: target
+# takes charts/kube-ovn from the release archive): v1.15.10 and v1.15.11 are
+# made again with it, so that the chart unit init finds verifies.
+d=$MIRROR/kubeovn/kube-ovn
+git -C "$d" checkout -q --detach v1.15.10
+chart "$d/charts/kube-ovn"
+git -C "$d" add -A
+git -C "$d" commit -q -m "the kube-ovn chart"
+git -C "$d" tag -f -a -m v1.15.10 v1.15.10 >/dev/null
+git -C "$d" cherry-pick "v1.15.11^{commit}" >/dev/null
+git -C "$d" tag -f -a -m v1.15.11 v1.15.11 >/dev/null
+git -C "$d" checkout -q -B main
 cat >>"$ROOT/$P/Makefile" <<'MK'
 
 update:

@@ -96,9 +96,10 @@ func TestAdoptWithoutGlue(t *testing.T) {
 		t.Errorf("linstor-csi spec: want patches.recount\n%s", s)
 	}
 
-	// matrix: the units that build, the unbuilt ones named, kilo acknowledged.
+	// matrix: the units that build, the unbuilt ones named, kilo acknowledged;
+	// the vendored kube-ovn chart (a chart unit) selects its package.
 	code, out, errOut = pk("matrix")
-	if code != 1 || strings.TrimSpace(out) != `["packages/system/kamaji/images/kamaji","packages/system/kubeovn/images/kubeovn","packages/system/linstor/images/linstor-csi","packages/system/linstor/images/piraeus-server"]` {
+	if code != 1 || strings.TrimSpace(out) != `["packages/system/kamaji/images/kamaji","packages/system/kubeovn","packages/system/kubeovn/images/kubeovn","packages/system/linstor/images/linstor-csi","packages/system/linstor/images/piraeus-server"]` {
 		t.Errorf("matrix = %d\n%s%s", code, out, errOut)
 	}
 	for _, s := range []string{"packages/system/objectstorage/images/cosi: selected by FULL", "packages/system/gone/images/gone: selected by FULL",
@@ -118,7 +119,8 @@ func TestAdoptWithoutGlue(t *testing.T) {
 		OK           bool
 		Checks       []struct{ Patch, Check, Status, Message string }
 	}
-	if err := json.Unmarshal([]byte(out), &ver); err != nil || len(ver) != 7 {
+	// Seven image units and the kube-ovn chart unit.
+	if err := json.Unmarshal([]byte(out), &ver); err != nil || len(ver) != 8 {
 		t.Fatalf("verify -o json: %v, %d results\n%s", err, len(ver), out)
 	}
 	for _, v := range ver {
@@ -132,6 +134,8 @@ func TestAdoptWithoutGlue(t *testing.T) {
 				t.Errorf("kubeovn 0001: the README's commit is compared: %s", c.Message)
 			case v.Image == "kubeovn" && c.Check == "versions" && c.Status != "pass":
 				t.Errorf("kubeovn versions: %s", c.Message)
+			case strings.HasSuffix(v.Image, "charts/kube-ovn") && c.Status != "pass":
+				t.Errorf("the kube-ovn chart unit: %s %s: %s", c.Check, c.Status, c.Message)
 			case v.Image == "kilo" && c.Check == "unit" && c.Status != "skip":
 				t.Errorf("kilo unit: %s %s, want the acknowledged skip", c.Status, c.Message)
 			}
@@ -150,7 +154,8 @@ func TestAdoptWithoutGlue(t *testing.T) {
 		Image, Error, Pin, PinCommit string
 		Refs                         []string
 	}
-	if err := json.Unmarshal([]byte(out), &obs); err != nil || len(obs) != 7 {
+	// Seven image units and the kube-ovn chart unit.
+	if err := json.Unmarshal([]byte(out), &obs); err != nil || len(obs) != 8 {
 		t.Fatalf("obsolete-check -o json: %v, %d results\n%s", err, len(obs), out)
 	}
 	for _, o := range obs {
