@@ -1,6 +1,7 @@
 package cmdutil
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -116,6 +117,9 @@ func (f *Factory) Setup() (report.Format, pipeline.Env, error) {
 	}
 	env, err := f.Env()
 	if err != nil {
+		return "", pipeline.Env{}, err
+	}
+	if err := recoverJournal(context.Background(), f.IO, env.Root); err != nil {
 		return "", pipeline.Env{}, err
 	}
 	return format, env, nil

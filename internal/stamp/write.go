@@ -4,14 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
-	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/patchkit/patchkit/internal/txn"
 )
 
 // Write writes every changed file and its stamp record (RecordName, one
@@ -121,13 +121,7 @@ func (p *Plan) reedit(f *file, lf *os.File, st os.FileInfo) error {
 // regular file, or one with other hard links (a rename would leave them
 // holding the old content).
 func checkFile(rel string, st os.FileInfo) error {
-	if !st.Mode().IsRegular() {
-		return inputErr(rel, 0, "not a regular file (%v)", st.Mode().Type())
-	}
-	if sys, ok := st.Sys().(*syscall.Stat_t); ok && sys.Nlink > 1 {
-		return inputErr(rel, 0, "has %d hard links: stamp replaces the file atomically (write, fsync, rename), which would leave the other links with the old content; make them symlinks", sys.Nlink)
-	}
-	return nil
+	return txn.CheckReplaceable(rel, st)
 }
 
 // lock opens path and takes an exclusive flock on it, retrying while the
@@ -213,16 +207,6 @@ func commit(files []*file) (err error) {
 // writeTemp writes f's new content to a temporary file beside it, with
 // the target's owner and mode, synced.
 func writeTemp(f *file) (name string, err error) {
-	mode := os.FileMode(0o644) // a new record
-	st, err := os.Stat(f.path)
-	switch {
-	case err == nil:
-		mode = st.Mode() & (os.ModePerm | os.ModeSetuid | os.ModeSetgid | os.ModeSticky)
-	case !errors.Is(err, fs.ErrNotExist):
-		return "", err
-	default:
-		st = nil
-	}
 	tmp, err := os.CreateTemp(filepath.Dir(f.path), tempPattern(f.path))
 	if err != nil {
 		return "", err
@@ -236,12 +220,7 @@ func writeTemp(f *file) (name string, err error) {
 	if _, err = tmp.Write(f.new); err != nil {
 		return "", err
 	}
-	if sys, ok := statOf(st); ok && (int(sys.Uid) != os.Geteuid() || int(sys.Gid) != os.Getegid()) {
-		if err = tmp.Chown(int(sys.Uid), int(sys.Gid)); err != nil {
-			return "", fmt.Errorf("keeping the owner %d:%d (stamp as the file's owner or as root): %w", sys.Uid, sys.Gid, err)
-		}
-	}
-	if err = tmp.Chmod(mode); err != nil {
+	if err = txn.Adopt(tmp, f.path); err != nil {
 		return "", err
 	}
 	if err = tmp.Sync(); err != nil {
@@ -251,18 +230,4 @@ func writeTemp(f *file) (name string, err error) {
 }
 
 // syncDir makes a rename in dir durable; an error only loses durability.
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
-}
-
-// statOf returns st's system stat, false when there is none (no file yet).
-func statOf(st os.FileInfo) (*syscall.Stat_t, bool) {
-	if st == nil {
-		return nil, false
-	}
-	sys, ok := st.Sys().(*syscall.Stat_t)
-	return sys, ok
-}
+func syncDir(dir string) { txn.SyncDir(dir) }
