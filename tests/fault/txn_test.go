@@ -1,0 +1,374 @@
+package fault
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/patchkit/patchkit/internal/gittest"
+)
+
+// upgradeProject is a repository whose upgrade from v1.0.0 to v2.0.0
+// writes several files: the spec's pin moves, 0001 is dropped (v2 carries
+// it), 0002 and 0003 are rewritten at v2's line numbers, and 0000 is kept.
+type upgradeProject struct {
+	*project
+	files []string // the files an upgrade writes or deletes, relative to root
+}
+
+func numbered(name string, n int, change map[int]string) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		if s, ok := change[i]; ok {
+			b.WriteString(s + "\n")
+			continue
+		}
+		b.WriteString(name + " line " + strconv.Itoa(i) + "\n")
+	}
+	return b.String()
+}
+
+func newUpgradeProject(t *testing.T) *upgradeProject {
+	t.Helper()
+	up := gittest.New(t)
+	for _, f := range []string{"a.txt", "b.txt", "c.txt", "d.txt"} {
+		up.Write(f, numbered(f, 200, nil))
+	}
+	up.Commit("v1")
+	up.Tag("v1.0.0")
+	p := &project{up: up, root: t.TempDir(), cache: t.TempDir()}
+	if out, errOut, err := gittest.Run(p.root, nil, "init", "-q"); err != nil {
+		t.Fatalf("git init: %v %s%s", err, out, errOut)
+	}
+	diff := func(subject, file string, change map[int]string) string {
+		up.Write(file, numbered(file, 200, change))
+		d := "Subject: " + subject + "\nOrigin: vendor\nForwarded: no\n\n" + up.Git("diff") + "\n"
+		up.Git("checkout", "--", ".")
+		return d
+	}
+	series := map[string]string{
+		"0000-d.diff": diff("change d", "d.txt", map[int]string{100: "d patched"}),
+		"0001-a.diff": diff("change a", "a.txt", map[int]string{50: "a patched"}),
+		"0002-b.diff": diff("change b", "b.txt", map[int]string{100: "b patched"}),
+		"0003-c.diff": diff("change c", "c.txt", map[int]string{100: "c patched"}),
+	}
+	// v2 carries 0001 and moves the lines 0002 and 0003 change.
+	up.Write("a.txt", numbered("a.txt", 200, map[int]string{50: "a patched"}))
+	up.Write("b.txt", "new first line of b\n"+numbered("b.txt", 200, nil))
+	up.Write("c.txt", "new first line of c\nand another\n"+numbered("c.txt", 200, nil))
+	up.Commit("v2")
+	up.Tag("v2.0.0")
+	write(t, filepath.Join(p.root, "images/app/patchkit.yaml"),
+		"upstream:\n  url: "+up.URL()+"\n  ref: v1.0.0 # the pin\n  releases: \"v*\"\npatches: patches/app\n")
+	for name, text := range series {
+		write(t, filepath.Join(p.root, "patches/app", name), text)
+	}
+	return &upgradeProject{project: p, files: []string{
+		"images/app/patchkit.yaml", "patches/app/0000-d.diff", "patches/app/0001-a.diff",
+		"patches/app/0002-b.diff", "patches/app/0003-c.diff",
+	}}
+}
+
+// state reads the files an upgrade touches ("<absent>" for a missing one).
+func (p *upgradeProject) state(t *testing.T) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, f := range p.files {
+		b, err := os.ReadFile(filepath.Join(p.root, f))
+		switch {
+		case os.IsNotExist(err):
+			out[f] = "<absent>"
+		case err != nil:
+			t.Fatal(err)
+		default:
+			out[f] = strings.ReplaceAll(string(b), p.up.URL(), "URL")
+		}
+	}
+	return out
+}
+
+func diffState(t *testing.T, what string, got, want map[string]string) {
+	t.Helper()
+	for f, w := range want {
+		if got[f] != w {
+			t.Errorf("%s: %s =\n%s\nwant\n%s", what, f, got[f], w)
+		}
+	}
+}
+
+// tempLeftovers lists the hidden temporary files and journals under root.
+func tempLeftovers(root string) []string {
+	var out []string
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		n := d.Name()
+		if strings.Contains(n, ".tmp-") || strings.Contains(n, "patchkit-journal") {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out
+}
+
+// watcher reports inotify events in dirs on a channel, one name per event.
+type watcher struct {
+	fd     int
+	events chan string
+}
+
+func watch(t *testing.T, mask uint32, dirs ...string) *watcher {
+	t.Helper()
+	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range dirs {
+		if _, err := unix.InotifyAddWatch(fd, d, mask); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w := &watcher{fd: fd, events: make(chan string, 256)}
+	go func() {
+		buf := make([]byte, 64*1024)
+		for {
+			n, err := unix.Read(fd, buf)
+			if err != nil || n <= 0 {
+				close(w.events)
+				return
+			}
+			for off := 0; off+unix.SizeofInotifyEvent <= n; {
+				ev := (*unix.InotifyEvent)(unsafePointer(&buf[off]))
+				name := string(bytes.TrimRight(buf[off+unix.SizeofInotifyEvent:off+unix.SizeofInotifyEvent+int(ev.Len)], "\x00"))
+				w.events <- eventName(ev.Mask) + " " + name
+				off += unix.SizeofInotifyEvent + int(ev.Len)
+			}
+		}
+	}()
+	t.Cleanup(func() { unix.Close(fd) })
+	return w
+}
+
+func eventName(m uint32) string {
+	switch {
+	case m&unix.IN_MOVED_TO != 0:
+		return "moved"
+	case m&unix.IN_DELETE != 0:
+		return "deleted"
+	case m&unix.IN_CLOSE_WRITE != 0:
+		return "written"
+	}
+	return "other"
+}
+
+// TestKilledUpgrade kills upgrade with SIGKILL on each rename and deletion
+// of its multi-file write (timed with inotify), and before its commit point
+// (on the first temporary file written). The next upgrade completes the
+// write or finds it undone, and ends where an uninterrupted upgrade ends;
+// apply --check passes at the new pin; no temporary file or journal stays.
+func TestKilledUpgrade(t *testing.T) {
+	ref := newUpgradeProject(t)
+	if r := ref.run(t, "upgrade", "app"); r.code != 0 {
+		t.Fatalf("uninterrupted upgrade: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	want := ref.state(t)
+	if want["patches/app/0001-a.diff"] != "<absent>" || !strings.Contains(want["images/app/patchkit.yaml"], "v2.0.0") {
+		t.Fatalf("the uninterrupted upgrade did not drop 0001 and move the pin:\n%v", want)
+	}
+	// Events of the write, in order: the spec renamed, 0001 deleted, 0002 and
+	// 0003 renamed. 0 is the first temporary file written (before the commit
+	// point).
+	midway := 0
+	for round := 0; round < 2; round++ {
+		for k := 0; k <= 4; k++ {
+			p := newUpgradeProject(t)
+			p.run(t, "apply", "app", "--check") // fills the cache
+			w := watch(t, unix.IN_MOVED_TO|unix.IN_DELETE|unix.IN_CLOSE_WRITE,
+				filepath.Join(p.root, "images/app"), filepath.Join(p.root, "patches/app"))
+			cmd := p.cmd("upgrade", "app")
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			seen := 0
+			deadline := time.After(hangGuard)
+		loop:
+			for {
+				select {
+				case ev := <-w.events:
+					name := ev[strings.Index(ev, " ")+1:]
+					tmp := strings.Contains(name, ".tmp-")
+					hit := (k == 0 && strings.HasPrefix(ev, "written") && tmp) ||
+						(k > 0 && !tmp && (strings.HasPrefix(ev, "moved") || strings.HasPrefix(ev, "deleted")))
+					if !hit {
+						continue
+					}
+					seen++
+					if k == 0 || seen == k {
+						cmd.Process.Signal(syscall.SIGKILL)
+						break loop
+					}
+				case <-deadline:
+					t.Fatalf("k=%d: no event", k)
+				}
+			}
+			cmd.Wait()
+			if _, err := os.Stat(filepath.Join(p.root, ".git/patchkit-journal.json")); err == nil {
+				midway++
+			}
+			r := p.run(t, "upgrade", "app")
+			if r.code != 0 {
+				t.Errorf("k=%d: the rerun: exit %d\n%s%s", k, r.code, r.stdout, r.stderr)
+			}
+			diffState(t, "after the kill and a rerun", p.state(t), want)
+			if r := p.run(t, "apply", "app", "--check"); r.code != 0 {
+				t.Errorf("k=%d: apply --check after the rerun: exit %d\n%s%s", k, r.code, r.stdout, r.stderr)
+			}
+			if l := tempLeftovers(p.root); len(l) > 0 {
+				t.Errorf("k=%d: left over: %v", k, l)
+			}
+		}
+	}
+	t.Logf("%d of 10 kills left a journal to complete", midway)
+}
+
+// TestPausedRefreshDuringUpgrade: refresh has read the series and waits for
+// the repository lock (the test holds it); it is paused with SIGSTOP while
+// upgrade runs to completion, then resumed. Refresh must refuse (the files
+// changed since it read them) and leave upgrade's result.
+func TestPausedRefreshDuringUpgrade(t *testing.T) {
+	p := newUpgradeProject(t)
+	// 0000 non-canonical (function context after @@), so refresh writes it.
+	f := filepath.Join(p.root, "patches/app/0000-d.diff")
+	b, _ := os.ReadFile(f)
+	b = bytes.Replace(b, []byte(" @@\n"), []byte(" @@ some function\n"), 1)
+	os.WriteFile(f, b, 0o644)
+	p.run(t, "apply", "app", "--check")
+
+	lock := holdLock(t, filepath.Join(p.root, ".git/patchkit.lock"))
+	refresh := p.cmd("refresh", "app")
+	stderr, _ := refresh.StderrPipe()
+	refresh.Stdout = io.Discard
+	if err := refresh.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitLine(t, stderr, "waiting for the repository lock")
+	refresh.Process.Signal(syscall.SIGSTOP)
+	lock.Close()
+
+	r := p.run(t, "upgrade", "app")
+	if r.code != 0 {
+		t.Fatalf("upgrade while refresh is paused: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	upgraded := p.state(t)
+	refresh.Process.Signal(syscall.SIGCONT)
+	rest, _ := io.ReadAll(stderr)
+	err := refresh.Wait()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	}
+	if code != 2 || !strings.Contains(string(rest), "the file changed since it was read") {
+		t.Errorf("the resumed refresh: exit %d, stderr %q; want 2 and \"the file changed since it was read\"", code, rest)
+	}
+	diffState(t, "after the resumed refresh", p.state(t), upgraded)
+	if r := p.run(t, "apply", "app", "--check"); r.code != 0 {
+		t.Errorf("apply --check: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := p.run(t, "upgrade", "app"); r.code != 0 || !strings.Contains(r.stdout, "no newer upstream release") {
+		t.Errorf("a second upgrade: exit %d\n%s", r.code, r.stdout)
+	}
+}
+
+// TestEditDuringUpgrade: hand edits to the spec and to a patch header made
+// while upgrade runs (here: while it waits for the lock, after its plan and
+// gate) refuse the write; both edits stay and nothing else is written.
+func TestEditDuringUpgrade(t *testing.T) {
+	for _, file := range []string{"images/app/patchkit.yaml", "patches/app/0002-b.diff", "patches/app/0000-d.diff"} {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			p := newUpgradeProject(t)
+			p.run(t, "apply", "app", "--check")
+			lock := holdLock(t, filepath.Join(p.root, ".git/patchkit.lock"))
+			cmd := p.cmd("upgrade", "app")
+			stderr, _ := cmd.StderrPipe()
+			cmd.Stdout = io.Discard
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			waitLine(t, stderr, "waiting for the repository lock")
+			full := filepath.Join(p.root, file)
+			b, _ := os.ReadFile(full)
+			edited := "# a hand edit\n" + string(b)
+			if err := os.WriteFile(full, []byte(edited), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			before := p.state(t)
+			lock.Close()
+			rest, _ := io.ReadAll(stderr)
+			err := cmd.Wait()
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			}
+			if code != 2 || !strings.Contains(string(rest), file+": the file changed since it was read") || !strings.Contains(string(rest), "nothing was written") {
+				t.Errorf("exit %d, stderr %q; want 2, %q and \"nothing was written\"", code, rest, file+": the file changed since it was read")
+			}
+			diffState(t, "after the refused upgrade", p.state(t), before)
+		})
+	}
+}
+
+func holdLock(t *testing.T, path string) *os.File {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+// waitLine reads r until a line contains want; EOF first fails the test.
+func waitLine(t *testing.T, r io.Reader, want string) {
+	t.Helper()
+	type end struct {
+		found bool
+		said  string
+	}
+	done := make(chan end, 1)
+	go func() {
+		sc := bufio.NewScanner(r)
+		var seen []string
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), want) {
+				done <- end{found: true}
+				return
+			}
+			seen = append(seen, sc.Text())
+		}
+		done <- end{said: strings.Join(seen, "\n")}
+	}()
+	select {
+	case e := <-done:
+		if !e.found {
+			t.Fatalf("the process ended without %q; it said:\n%s", want, e.said)
+		}
+	case <-time.After(hangGuard):
+		t.Fatalf("no %q", want)
+	}
+}
