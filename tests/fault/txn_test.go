@@ -38,10 +38,13 @@ func numbered(name string, n int, change map[int]string) string {
 	return b.String()
 }
 
-func newUpgradeProject(t *testing.T) *upgradeProject {
+func newUpgradeProject(t *testing.T) *upgradeProject { return newUpgradeProjectWith(t, false) }
+
+// newUpgradeProjectWith adds, with conflict, 0004-e.diff, which conflicts at v2.
+func newUpgradeProjectWith(t *testing.T, conflict bool) *upgradeProject {
 	t.Helper()
 	up := gittest.New(t)
-	for _, f := range []string{"a.txt", "b.txt", "c.txt", "d.txt"} {
+	for _, f := range []string{"a.txt", "b.txt", "c.txt", "d.txt", "e.txt"} {
 		up.Write(f, numbered(f, 200, nil))
 	}
 	up.Commit("v1")
@@ -61,6 +64,10 @@ func newUpgradeProject(t *testing.T) *upgradeProject {
 		"0001-a.diff": diff("change a", "a.txt", map[int]string{50: "a patched"}),
 		"0002-b.diff": diff("change b", "b.txt", map[int]string{100: "b patched"}),
 		"0003-c.diff": diff("change c", "c.txt", map[int]string{100: "c patched"}),
+	}
+	if conflict {
+		series["0004-e.diff"] = diff("change e", "e.txt", map[int]string{100: "e patched"})
+		up.Write("e.txt", numbered("e.txt", 200, map[int]string{100: "e changed upstream"}))
 	}
 	// v2 carries 0001 and moves the lines 0002 and 0003 change.
 	up.Write("a.txt", numbered("a.txt", 200, map[int]string{50: "a patched"}))
@@ -371,4 +378,93 @@ func waitLine(t *testing.T, r io.Reader, want string) {
 	case <-time.After(hangGuard):
 		t.Fatalf("no %q", want)
 	}
+}
+
+// TestFailedUpgradeWritesNothing: an upgrade with a conflicting patch exits
+// 1 and writes nothing, and says so; with --keep-conflicts it writes the
+// rest (the pin, the other fates) and lists every file written.
+func TestFailedUpgradeWritesNothing(t *testing.T) {
+	p := newUpgradeProjectWith(t, true)
+	p.files = append(p.files, "patches/app/0004-e.diff")
+	before := p.state(t)
+	r := p.run(t, "upgrade", "app")
+	if r.code != 1 || !strings.Contains(r.stdout, "nothing was written") || strings.Contains(r.stdout, "left as it was") {
+		t.Errorf("upgrade with a conflict: exit %d\n%s%s\nwant exit 1 and \"nothing was written\"", r.code, r.stdout, r.stderr)
+	}
+	diffState(t, "after the failed upgrade", p.state(t), before)
+
+	r = p.run(t, "upgrade", "app", "--keep-conflicts")
+	if r.code != 1 {
+		t.Errorf("upgrade --keep-conflicts: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	after := p.state(t)
+	for _, f := range p.files {
+		changed := after[f] != before[f]
+		said := strings.Contains(r.stdout, "wrote "+f) || strings.Contains(r.stdout, "deleted "+f)
+		if changed != said {
+			t.Errorf("--keep-conflicts: %s changed=%v, but the output lists it=%v:\n%s", f, changed, said, r.stdout)
+		}
+	}
+	if after["patches/app/0004-e.diff"] != before["patches/app/0004-e.diff"] || after["patches/app/0001-a.diff"] != "<absent>" ||
+		!strings.Contains(r.stdout, "left as they were: 0004-e.diff") {
+		t.Errorf("--keep-conflicts: want 0004 kept, 0001 deleted, and the output to say so:\n%s", r.stdout)
+	}
+}
+
+// TestUpgradeKeepsLinksAndOwners: a patch that is a symbolic link inside
+// the repository stays a link, its target rewritten; the spec keeps its
+// owner and mode. A link leaving the repository and a hard-linked spec are
+// refused (exit 2) with nothing written.
+func TestUpgradeKeepsLinksAndOwners(t *testing.T) {
+	p := newUpgradeProject(t)
+	link := filepath.Join(p.root, "patches/app/0002-b.diff")
+	shared := filepath.Join(p.root, "shared/b.diff")
+	os.MkdirAll(filepath.Dir(shared), 0o755)
+	if err := os.Rename(link, shared); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../../shared/b.diff", link); err != nil {
+		t.Fatal(err)
+	}
+	spec := filepath.Join(p.root, "images/app/patchkit.yaml")
+	if err := os.Chown(spec, 1234, 2345); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(spec, 0o640)
+	before, _ := os.ReadFile(shared)
+	if r := p.run(t, "upgrade", "app"); r.code != 0 || !strings.Contains(r.stdout, "through the link to shared/b.diff") {
+		t.Fatalf("upgrade: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("0002-b.diff is no longer a symbolic link: %v %v", st.Mode(), err)
+	}
+	if after, _ := os.ReadFile(shared); bytes.Equal(after, before) {
+		t.Error("the link's target was not rewritten")
+	}
+	st, _ := os.Stat(spec)
+	if sys := st.Sys().(*syscall.Stat_t); sys.Uid != 1234 || sys.Gid != 2345 || st.Mode().Perm() != 0o640 {
+		t.Errorf("spec owner %d:%d mode %v, want 1234:2345 0640", sys.Uid, sys.Gid, st.Mode().Perm())
+	}
+
+	refused := func(name string, setup func(p *upgradeProject), want string) {
+		t.Run(name, func(t *testing.T) {
+			p := newUpgradeProject(t)
+			setup(p)
+			before := p.state(t)
+			r := p.run(t, "upgrade", "app")
+			if r.code != 2 || !strings.Contains(r.stderr, want) {
+				t.Errorf("exit %d, stderr %q; want 2 and %q", r.code, r.stderr, want)
+			}
+			diffState(t, "after the refused upgrade", p.state(t), before)
+		})
+	}
+	refused("link outside", func(p *upgradeProject) {
+		outside := filepath.Join(t.TempDir(), "b.diff")
+		link := filepath.Join(p.root, "patches/app/0002-b.diff")
+		os.Rename(link, outside)
+		os.Symlink(outside, link)
+	}, "outside the repository")
+	refused("hard link", func(p *upgradeProject) {
+		os.Link(filepath.Join(p.root, "images/app/patchkit.yaml"), filepath.Join(p.root, "spec-copy.yaml"))
+	}, "hard links")
 }
