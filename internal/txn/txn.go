@@ -203,7 +203,7 @@ func (s *Set) Commit(ctx context.Context, o Options) ([]Done, error) {
 	}
 	started := time.Now()
 	var rs []*resolved
-	seen := map[string]bool{}
+	seen := map[string]string{}
 	for _, o := range s.ops {
 		r, err := s.check(realRoot, o)
 		if err != nil {
@@ -212,10 +212,10 @@ func (s *Set) Commit(ctx context.Context, o Options) ([]Done, error) {
 		if o.action == "" {
 			continue
 		}
-		if seen[r.real] {
-			return nil, fmt.Errorf("%s: written twice in one set", o.rel)
+		if other, ok := seen[r.real]; ok {
+			return nil, diag.Inputf(o.rel, 0, "is the same file as %s (a link): patchkit writes each file once", other)
 		}
-		seen[r.real] = true
+		seen[r.real] = o.rel
 		rs = append(rs, r)
 	}
 	for _, d := range s.dirs {

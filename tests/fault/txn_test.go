@@ -468,3 +468,62 @@ func TestUpgradeKeepsLinksAndOwners(t *testing.T) {
 		os.Link(filepath.Join(p.root, "images/app/patchkit.yaml"), filepath.Join(p.root, "spec-copy.yaml"))
 	}, "hard links")
 }
+
+// TestObsoleteWriteLinks: obsolete-check --write writes Applied-Upstream
+// through a patch symlink inside the repository (the link stays a link),
+// and refuses one that leads outside it, writing nothing there.
+func TestObsoleteWriteLinks(t *testing.T) {
+	for _, outside := range []bool{false, true} {
+		p := newUpgradeProject(t)
+		link := filepath.Join(p.root, "patches/app/0001-a.diff")
+		target := filepath.Join(p.root, "shared/a.diff")
+		if outside {
+			target = filepath.Join(t.TempDir(), "a.diff")
+		}
+		os.MkdirAll(filepath.Dir(target), 0o755)
+		if err := os.Rename(link, target); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, link); err != nil {
+			t.Fatal(err)
+		}
+		before, _ := os.ReadFile(target)
+		r := p.run(t, "obsolete-check", "app", "--write")
+		after, _ := os.ReadFile(target)
+		if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+			t.Errorf("outside=%v: the patch is no longer a link", outside)
+		}
+		if outside {
+			if r.code != 2 || !strings.Contains(r.stderr, "outside the repository") || !bytes.Equal(after, before) {
+				t.Errorf("a link leaving the repository: exit %d, stderr %q, target changed %v; want exit 2, refused, unchanged", r.code, r.stderr, !bytes.Equal(after, before))
+			}
+			continue
+		}
+		if !strings.Contains(string(after), "Applied-Upstream: v2.0.0") {
+			t.Errorf("the link's target was not written (exit %d):\n%s%s", r.code, r.stdout, r.stderr)
+		}
+	}
+}
+
+// TestStaleTempsRemoved: hidden ".NAME.tmp-*" files that killed writes left
+// in a patch directory are removed by the next write there; other hidden
+// files stay.
+func TestStaleTempsRemoved(t *testing.T) {
+	p := newUpgradeProject(t)
+	dir := filepath.Join(p.root, "patches/app")
+	stale := filepath.Join(dir, ".0002-b.diff.tmp-123456")
+	keep := filepath.Join(dir, ".keep")
+	write(t, stale, "half a patch")
+	write(t, keep, "")
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(stale, old, old)
+	if r := p.run(t, "upgrade", "app"); r.code != 0 {
+		t.Fatalf("upgrade: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("%s is still there", stale)
+	}
+	if _, err := os.Stat(keep); err != nil {
+		t.Errorf("%s was removed", keep)
+	}
+}
