@@ -44,8 +44,11 @@ func openPR(ctx context.Context, root string, opts *Options, u report.Upgrade) e
 		return err
 	}
 	args := []string{"add", "-A", "--"}
-	for _, w := range u.Writes {
+	for _, w := range u.Written {
 		args = append(args, w.Path)
+		if w.Target != "" {
+			args = append(args, w.Target)
+		}
 	}
 	if _, err := git(ctx, root, args...); err != nil {
 		return err

@@ -74,7 +74,8 @@ file written.
 request's body; -o json the plan (see docs/upgrade.md).
 
 --open-pr (for CI, see .github/workflows/obsolete-check.yaml) then commits
-the change on the branch patchkit/upgrade-IMAGE, pushes it to origin, and
+what was written (nothing to commit, no pull request: pass --keep-conflicts
+for one that shows a conflict) on the branch patchkit/upgrade-IMAGE, pushes it to origin, and
 opens a pull request with the summary as its body, or updates the body of
 the one already open from that branch (GITHUB_TOKEN, GITHUB_REPOSITORY).
 
@@ -156,7 +157,7 @@ func run(ctx context.Context, opts *Options) error {
 	if err := report.RenderUpgrade(f.IO.Out, format, out); err != nil {
 		return err
 	}
-	if opts.OpenPR {
+	if opts.OpenPR && len(out.Written) > 0 {
 		if err := openPR(ctx, env.Root, opts, out); err != nil {
 			return err
 		}
