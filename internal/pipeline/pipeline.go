@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"time"
 
 	"github.com/patchkit/patchkit/internal/apply"
 	"github.com/patchkit/patchkit/internal/backport"
@@ -29,6 +30,9 @@ type Env struct {
 	// their history, so a cache it clones fetches them at depth 1
 	// (upstream.WithShallow).
 	Shallow bool
+	// FetchTimeout bounds how long a fetch may receive nothing, connecting
+	// included (upstream.WithTimeouts); 0 is the default.
+	FetchTimeout time.Duration
 }
 
 // Image is an image unit prepared for applying: its spec, its upstream cache,
@@ -105,6 +109,7 @@ func Open(ctx context.Context, env Env, s *spec.Spec, ref string) (*Image, error
 		upstream.WithOffline(env.Offline),
 		upstream.WithProgress(env.Progress),
 		upstream.WithShallow(env.Shallow),
+		upstream.WithTimeouts(min(env.FetchTimeout, upstream.DefaultConnectTimeout), env.FetchTimeout),
 		upstream.WithBranches(s.Upstream.Branches...))
 	if err != nil {
 		return nil, err

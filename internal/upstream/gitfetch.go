@@ -9,10 +9,9 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
-	"time"
 
 	"github.com/go-git/go-git/v5/config"
 )
@@ -35,24 +34,30 @@ func (c *Cache) gitFetch(ctx context.Context, dir string, specs []config.RefSpec
 	case d.unshallow:
 		args = append(args, "--unshallow")
 	}
-	if c.opts.progress != io.Discard {
-		args = append(args, "--progress")
-	}
+	args = append(args, "--progress") // the idle watch needs it
 	fetchURL, authEnv := credentialsOut(c.fetchURL)
 	args = append(args, "--end-of-options", fetchURL)
 	for _, s := range specs {
 		args = append(args, s.String())
 	}
-	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd := exec.Command("git", args...)
 	cmd.Env = append(fetchEnv(), authEnv...)
-	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
-	cmd.WaitDelay = 5 * time.Second
 	var stderr tailBuffer
-	cmd.Stderr = &stderr
+	watch := &idleWatch{}
+	cmd.Stderr = io.MultiWriter(&stderr, watch)
 	if c.opts.progress != io.Discard {
-		cmd.Stderr = io.MultiWriter(&stderr, &scrubWriter{w: c.opts.progress, urls: []string{c.url, c.fetchURL}})
+		cmd.Stderr = io.MultiWriter(&stderr, watch, &scrubWriter{w: c.opts.progress, urls: []string{c.url, c.fetchURL}})
 	}
-	if err := cmd.Run(); err != nil {
+	_, idle := c.opts.timeouts()
+	stalled, err := watch.run(ctx, cmd, idle)
+	if stalled {
+		// The killed git leaves its temporary pack; this run holds the
+		// exclusive lock, so nothing else writes one.
+		removeMatching(filepath.Join(dir, "objects", "pack"), "tmp_pack_", "tmp_idx_", "tmp_obj_", "tmp_rev_", "packfile")
+		removeGitLocks(dir)
+		return &TimeoutError{URL: c.redacted, After: idle, Err: fmt.Errorf("git fetch: %s", stderr.String())}
+	}
+	if err != nil {
 		if msg := strings.TrimSpace(stderr.String()); msg != "" {
 			return fmt.Errorf("git fetch: %s: %w", msg, err)
 		}
