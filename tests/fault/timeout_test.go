@@ -129,4 +129,3 @@ func TestSilentUpstream(t *testing.T) {
 		wantVerdict(t, p.run(t, "apply", "app", "--check", "--ref", "v3.0.0"), p.oracle(t, "v3.0.0"), "after the server recovers")
 	})
 }
-
