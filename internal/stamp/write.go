@@ -1,6 +1,7 @@
 package stamp
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -25,8 +26,14 @@ import (
 // (same mode and owner, synced); only then are they renamed over the
 // targets, the records last. Nothing is written when any file fails.
 // p.Changes is updated to what was written.
-func (p *Plan) Write() error {
+func (p *Plan) Write() error { return p.WriteContext(context.Background()) }
+
+// WriteContext is Write, giving up when ctx ends (SIGINT, SIGTERM) while it
+// waits for a lock, or before the first rename: a cancelled stamp writes
+// nothing.
+func (p *Plan) WriteContext(ctx context.Context) error {
 	p.started = time.Now()
+	p.ctx = ctx
 	recs := p.records()
 	held, err := p.lockAll(recs)
 	defer func() {
@@ -54,6 +61,9 @@ func (p *Plan) Write() error {
 			pending = append(pending, r.out) // renamed after the values
 		}
 	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("cancelled, nothing written: %w", err)
+	}
 	if err := commit(pending); err != nil {
 		return err
 	}
@@ -80,7 +90,7 @@ func (p *Plan) lockAll(recs []*recordFile) ([]*os.File, error) {
 	sort.Slice(items, func(i, j int) bool { return items[i].path < items[j].path })
 	var held []*os.File
 	for _, it := range items {
-		lf, st, err := lock(it.path)
+		lf, st, err := lock(p.ctx, it.path)
 		if err != nil {
 			name := it.path
 			if it.f != nil {
@@ -127,13 +137,13 @@ func checkFile(rel string, st os.FileInfo) error {
 // lock opens path and takes an exclusive flock on it, retrying while the
 // path is replaced under it (a concurrent stamp renamed its new content
 // over the file we waited on).
-func lock(path string) (*os.File, os.FileInfo, error) {
+func lock(ctx context.Context, path string) (*os.File, os.FileInfo, error) {
 	for try := 0; try < 1000; try++ {
 		f, err := os.Open(path)
 		if err != nil {
 			return nil, nil, err
 		}
-		if err := flock(f); err != nil {
+		if err := flock(ctx, f); err != nil {
 			f.Close()
 			return nil, nil, err
 		}
@@ -151,11 +161,16 @@ func lock(path string) (*os.File, os.FileInfo, error) {
 	return nil, nil, errors.New("the file keeps being replaced")
 }
 
-func flock(f *os.File) error {
+func flock(ctx context.Context, f *os.File) error {
 	for {
-		err := unix.Flock(int(f.Fd()), unix.LOCK_EX)
-		if err != unix.EINTR {
+		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		if err == nil || (err != unix.EWOULDBLOCK && err != unix.EINTR) {
 			return err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("cancelled while waiting for the lock, nothing written: %w", context.Cause(ctx))
+		case <-time.After(20 * time.Millisecond):
 		}
 	}
 }

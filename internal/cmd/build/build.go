@@ -357,7 +357,7 @@ func runOnce(ctx context.Context, opts *Options) error {
 		if err != nil {
 			return err
 		}
-		if err := plan.Write(); err != nil {
+		if err := plan.WriteContext(ctx); err != nil {
 			return err
 		}
 		out.Stamped = plan.Changes
