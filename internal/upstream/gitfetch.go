@@ -3,7 +3,6 @@ package upstream
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"fmt"
 	"io"
 	"net/url"
@@ -112,22 +111,33 @@ type fetchDepth struct {
 }
 
 // credentialsOut moves the user and password of an http(s) URL out of the
-// command line, where other users of the machine could read them, into an
-// Authorization header set through git's environment configuration.
+// command line, where other users of the machine could read them, into a
+// credential helper scoped to the URL's own scheme, host and port: git asks
+// it only for that host, after that host's 401, so a redirect to another host
+// never receives them (an http.extraHeader would be sent to any host a
+// redirect names). The helper reads them from the environment of git, which
+// only the user can read; they are never in a config value.
 func credentialsOut(raw string) (string, []string) {
 	u, err := url.Parse(raw)
 	if err != nil || u.User == nil || (u.Scheme != "http" && u.Scheme != "https") {
 		return raw, nil
 	}
 	pass, _ := u.User.Password()
-	basic := base64.StdEncoding.EncodeToString([]byte(u.User.Username() + ":" + pass))
+	user := u.User.Username()
 	u.User = nil
+	scope := u.Scheme + "://" + u.Host
 	return u.String(), []string{
 		"GIT_CONFIG_COUNT=1",
-		"GIT_CONFIG_KEY_0=http.extraHeader",
-		"GIT_CONFIG_VALUE_0=Authorization: Basic " + basic,
+		"GIT_CONFIG_KEY_0=credential." + scope + ".helper",
+		"GIT_CONFIG_VALUE_0=" + credentialHelper,
+		"PATCHKIT_GIT_USERNAME=" + user,
+		"PATCHKIT_GIT_PASSWORD=" + pass,
 	}
 }
+
+// credentialHelper answers git's "get" with the username and password in
+// PATCHKIT_GIT_USERNAME and PATCHKIT_GIT_PASSWORD.
+const credentialHelper = `!f() { test "$1" = get && printf 'username=%s\npassword=%s\n' "$PATCHKIT_GIT_USERNAME" "$PATCHKIT_GIT_PASSWORD"; }; f`
 
 // fetchEnv is GitEnv, keeping the variables that say how to reach the
 // upstream: ssh's command and TLS settings.
