@@ -216,7 +216,7 @@ func RenderRefresh(w io.Writer, f Format, r Refresh) error {
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // upCell is one line of text for a markdown table cell or heading.
-func upCell(s string) string { return mdCell(strings.ReplaceAll(oneLine(s), "`", "'")) }
+func upCell(s string) string { return mdText(strings.ReplaceAll(oneLine(s), "`", "'")) }
 
 // neutralise keeps a line from reading as a workflow command.
 func neutralise(s string) string {

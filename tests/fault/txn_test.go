@@ -38,10 +38,11 @@ func numbered(name string, n int, change map[int]string) string {
 	return b.String()
 }
 
-func newUpgradeProject(t *testing.T) *upgradeProject { return newUpgradeProjectWith(t, false) }
+func newUpgradeProject(t *testing.T) *upgradeProject { return newUpgradeProjectWith(t, false, "v2") }
 
-// newUpgradeProjectWith adds, with conflict, 0004-e.diff, which conflicts at v2.
-func newUpgradeProjectWith(t *testing.T, conflict bool) *upgradeProject {
+// newUpgradeProjectWith adds, with conflict, 0004-e.diff, which conflicts at
+// v2; subject is the message of v2's commit.
+func newUpgradeProjectWith(t *testing.T, conflict bool, subject string) *upgradeProject {
 	t.Helper()
 	up := gittest.New(t)
 	for _, f := range []string{"a.txt", "b.txt", "c.txt", "d.txt", "e.txt"} {
@@ -73,7 +74,7 @@ func newUpgradeProjectWith(t *testing.T, conflict bool) *upgradeProject {
 	up.Write("a.txt", numbered("a.txt", 200, map[int]string{50: "a patched"}))
 	up.Write("b.txt", "new first line of b\n"+numbered("b.txt", 200, nil))
 	up.Write("c.txt", "new first line of c\nand another\n"+numbered("c.txt", 200, nil))
-	up.Commit("v2")
+	up.Commit(subject)
 	up.Tag("v2.0.0")
 	write(t, filepath.Join(p.root, "images/app/patchkit.yaml"),
 		"upstream:\n  url: "+up.URL()+"\n  ref: v1.0.0 # the pin\n  releases: \"v*\"\npatches: patches/app\n")
@@ -384,7 +385,7 @@ func waitLine(t *testing.T, r io.Reader, want string) {
 // 1 and writes nothing, and says so; with --keep-conflicts it writes the
 // rest (the pin, the other fates) and lists every file written.
 func TestFailedUpgradeWritesNothing(t *testing.T) {
-	p := newUpgradeProjectWith(t, true)
+	p := newUpgradeProjectWith(t, true, "v2")
 	p.files = append(p.files, "patches/app/0004-e.diff")
 	before := p.state(t)
 	r := p.run(t, "upgrade", "app")
