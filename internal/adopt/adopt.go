@@ -84,6 +84,9 @@ func Scan(root string, dirs []string) ([]Unit, error) {
 		if st, err := os.Stat(filepath.Join(root, filepath.FromSlash(clean))); err != nil || !st.IsDir() {
 			return nil, &diag.InputError{File: d, Msg: "not a directory"}
 		}
+		if _, err := txn.Resolve(root, clean); err != nil {
+			return nil, err // a symbolic link that leaves the repository
+		}
 		if err := walk(root, clean, files); err != nil {
 			return nil, err
 		}

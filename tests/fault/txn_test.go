@@ -528,3 +528,23 @@ func TestStaleTempsRemoved(t *testing.T) {
 		t.Errorf("%s was removed", keep)
 	}
 }
+
+// TestInitThroughLinkLeavingRoot: init DIR, where DIR is a symbolic link to
+// a directory outside the repository, exits 2 and writes nothing there.
+func TestInitThroughLinkLeavingRoot(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	write(t, filepath.Join(outside, "Dockerfile"), "FROM scratch\nARG TAG=v1.0.0\nRUN git clone https://example.com/x/y && cd y && git checkout ${TAG} && git apply /patches/*.diff\nCOPY patches /patches\n")
+	write(t, filepath.Join(outside, "patches/0001-x.diff"), "")
+	if err := os.Symlink(outside, filepath.Join(root, "unit")); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(patchkit, "--root", root, "init", "unit")
+	cmd.Env = gittest.Env()
+	r := runGuarded(t, cmd)
+	if r.code != 2 || !strings.Contains(r.stderr, "outside the repository") {
+		t.Errorf("init through a link leaving the root: exit %d, stderr %q; want 2, \"outside the repository\"", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "patchkit.yaml")); !os.IsNotExist(err) {
+		t.Error("a spec was written outside the repository")
+	}
+}
