@@ -27,9 +27,7 @@ func Resolve(root, rel string) (string, error) {
 		if _, lerr := os.Lstat(full); lerr == nil {
 			return "", diag.Inputf(rel, 0, "a symbolic link to a missing file: patchkit does not write through it")
 		}
-		var dir string
-		dir, err = filepath.EvalSymlinks(filepath.Dir(full))
-		path = filepath.Join(dir, filepath.Base(full))
+		path, err = resolveMissing(full)
 	}
 	if err != nil {
 		return "", err
@@ -38,6 +36,22 @@ func Resolve(root, rel string) (string, error) {
 		return "", diag.Inputf(rel, 0, "resolves to %s, outside the repository: patchkit does not write there", path)
 	}
 	return path, nil
+}
+
+// resolveMissing resolves the nearest existing ancestor of a missing path
+// and joins the rest to it.
+func resolveMissing(full string) (string, error) {
+	rest := ""
+	for p := filepath.Clean(full); ; p = filepath.Dir(p) {
+		real, err := filepath.EvalSymlinks(p)
+		if err == nil {
+			return filepath.Join(real, rest), nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) || p == filepath.Dir(p) {
+			return "", err
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+	}
 }
 
 // CheckReplaceable refuses a file that an atomic replace (write a temporary

@@ -548,3 +548,25 @@ func TestInitThroughLinkLeavingRoot(t *testing.T) {
 		t.Error("a spec was written outside the repository")
 	}
 }
+
+// TestApplyDefaultOutLeavingRoot: a committed _output that is a symbolic
+// link to a directory outside the repository: apply without --out refuses
+// (exit 2) and writes nothing there.
+func TestApplyDefaultOutLeavingRoot(t *testing.T) {
+	p := newUpgradeProject(t)
+	outside := t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(p.root, "_output")); err != nil {
+		t.Fatal(err)
+	}
+	r := p.run(t, "apply", "app")
+	if r.code != 2 || !strings.Contains(r.stderr, "outside the repository") {
+		t.Errorf("apply through _output leaving the root: exit %d, stderr %q; want 2, \"outside the repository\"", r.code, r.stderr)
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) > 0 {
+		t.Errorf("written outside the repository: %v", entries)
+	}
+	os.Remove(filepath.Join(p.root, "_output"))
+	if r := p.run(t, "apply", "app"); r.code != 0 {
+		t.Errorf("apply with a plain _output: exit %d\n%s", r.code, r.stderr)
+	}
+}

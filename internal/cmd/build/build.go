@@ -25,6 +25,7 @@ import (
 	"github.com/patchkit/patchkit/internal/image"
 	"github.com/patchkit/patchkit/internal/pipeline"
 	"github.com/patchkit/patchkit/internal/report"
+	"github.com/patchkit/patchkit/internal/txn"
 	"github.com/patchkit/patchkit/internal/series"
 	"github.com/patchkit/patchkit/internal/spec"
 	"github.com/patchkit/patchkit/internal/stamp"
@@ -411,6 +412,9 @@ func publishers(root string, target Target, auth authn.Keychain, opts *Options) 
 	layoutDir = opts.OCILayout
 	if layoutDir == "" && !opts.Push {
 		layoutDir = filepath.Join(root, fmt.Sprintf(DefaultLayout, opts.Image))
+		if _, err := txn.Resolve(root, fmt.Sprintf(DefaultLayout, opts.Image)); err != nil {
+			return nil, "", err // a committed _output link leaving the repository
+		}
 	}
 	if layoutDir != "" {
 		lay, err := image.NewLayout(layoutDir, image.WithLayoutRemote(remote.WithAuthFromKeychain(auth)))
