@@ -143,7 +143,7 @@ func TestFullDiskIsNotABuildFailure(t *testing.T) {
 		{"b/b_test.go:3:1: syntax error: non-declaration statement outside function body\n", false},
 	} {
 		fake := func(context.Context, string, []string, ...string) ([]byte, []byte, error) {
-			return lines(`{"Action":"build-output","ImportPath":"x/b","Output":` + strconv.Quote(tt.output) + `}`, `{"Action":"build-fail","ImportPath":"x/b"}`),
+			return lines(`{"Action":"build-output","ImportPath":"x/b","Output":`+strconv.Quote(tt.output)+`}`, `{"Action":"build-fail","ImportPath":"x/b"}`),
 				[]byte(tt.output), &exec.ExitError{}
 		}
 		g, err := New(root, testSpec(t, root, plainSpec), withRunner(fake))

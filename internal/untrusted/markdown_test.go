@@ -7,7 +7,7 @@ import (
 
 func TestMarkdown(t *testing.T) {
 	live := []*regexp.Regexp{
-		regexp.MustCompile(`(^|[^\w])@[A-Za-z0-9]`),           // a mention
+		regexp.MustCompile(`(^|[^\w])@[A-Za-z0-9]`),            // a mention
 		regexp.MustCompile(`!\[[^\]]*\]\(`),                    // an image
 		regexp.MustCompile(`(^|[^\\])\[[^\]]*\]\(`),            // a link
 		regexp.MustCompile(`https?://|www\.`),                  // an autolink

@@ -25,11 +25,11 @@ import (
 	"github.com/patchkit/patchkit/internal/image"
 	"github.com/patchkit/patchkit/internal/pipeline"
 	"github.com/patchkit/patchkit/internal/report"
-	"github.com/patchkit/patchkit/internal/txn"
 	"github.com/patchkit/patchkit/internal/series"
 	"github.com/patchkit/patchkit/internal/spec"
 	"github.com/patchkit/patchkit/internal/stamp"
 	"github.com/patchkit/patchkit/internal/tree"
+	"github.com/patchkit/patchkit/internal/txn"
 	"github.com/patchkit/patchkit/internal/upstream"
 )
 
