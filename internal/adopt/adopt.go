@@ -5,7 +5,7 @@ package adopt
 
 import (
 	"bytes"
-	"errors"
+	"context"
 	"fmt"
 	"io/fs"
 	"os"
@@ -17,6 +17,7 @@ import (
 	"github.com/patchkit/patchkit/internal/buildfile"
 	"github.com/patchkit/patchkit/internal/diag"
 	"github.com/patchkit/patchkit/internal/spec"
+	"github.com/patchkit/patchkit/internal/txn"
 )
 
 // Statuses of a Unit.
@@ -93,6 +94,9 @@ func Scan(root string, dirs []string) ([]Unit, error) {
 		}
 		if st, err := os.Stat(filepath.Join(root, filepath.FromSlash(clean))); err != nil || !st.IsDir() {
 			return nil, &diag.InputError{File: d, Msg: "not a directory"}
+		}
+		if _, err := txn.Resolve(root, clean); err != nil {
+			return nil, err // a symbolic link that leaves the repository
 		}
 		if err := walk(root, clean, files); err != nil {
 			return nil, err
@@ -297,58 +301,38 @@ func describe(src *spec.Source) string {
 }
 
 // Write writes the spec of every new unit (and, with force, replaces the
-// specs of units that have one), each atomically. On an error it removes
-// the specs it wrote, so a failed run leaves none.
-func Write(root string, units []Unit, force bool) error {
-	var written []string
+// specs of units that have one) in one transaction (internal/txn): under
+// the repository lock, all or none, a spec that appeared or changed since
+// the scan refusing the whole set, a link written through inside the
+// repository and refused outside it.
+func Write(ctx context.Context, root string, units []Unit, force bool, o txn.Options) error {
+	set := txn.New(root)
+	var wrote []*Unit
 	for i := range units {
 		u := &units[i]
 		if u.Status != StatusNew && !(force && u.Status == StatusExists) {
 			continue
 		}
-		if u.Status == StatusNew {
-			if _, err := os.Lstat(filepath.Join(root, filepath.FromSlash(u.Spec))); !errors.Is(err, os.ErrNotExist) {
-				u.Status = StatusExists
-				continue
-			}
+		prior, absent, err := txn.Snapshot(root, u.Spec)
+		if err != nil {
+			return fmt.Errorf("reading %s: %w", u.Spec, err)
 		}
-		isNew := u.Status == StatusNew
-		if err := writeAtomic(filepath.Join(root, filepath.FromSlash(u.Spec)), u.yaml); err != nil {
-			for _, w := range written {
-				os.Remove(w)
-			}
-			return fmt.Errorf("writing %s: %w", u.Spec, err)
+		switch {
+		case u.Status == StatusNew && !absent:
+			u.Status = StatusExists
+			continue
+		case absent:
+			set.Create(u.Spec, u.yaml)
+		default:
+			set.Write(u.Spec, u.yaml, prior)
 		}
-		if isNew {
-			written = append(written, filepath.Join(root, filepath.FromSlash(u.Spec)))
-		}
+		wrote = append(wrote, u)
+	}
+	if _, err := set.Commit(ctx, o); err != nil {
+		return txn.Explain(err)
+	}
+	for _, u := range wrote {
 		u.Status = StatusWritten
-	}
-	return nil
-}
-
-func writeAtomic(file string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(file), ".patchkit.yaml.tmp-*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), file); err != nil {
-		os.Remove(tmp.Name())
-		return err
 	}
 	return nil
 }

@@ -91,6 +91,7 @@ func (u *unitCtx) resolveVar(name string, line int, seen map[string]bool) (value
 		return value{}, fmt.Errorf("%s:%d: ARG %s refers to itself", u.dockerfile, line, name)
 	}
 	seen[name] = true
+	defer delete(seen, name) // ${V}-${V} refers to V twice, not to itself
 	if ba, ok := u.buildArgs[name]; ok {
 		return u.fromBuildArg(ba)
 	}

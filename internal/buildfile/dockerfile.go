@@ -76,14 +76,23 @@ const ErrNoDefault = "has no default: its value comes from a --build-arg"
 // *Error naming the file and line when no ARG declares name, or none gives
 // it a default that can be read.
 func (d *Dockerfile) ArgValue(name string) (string, int, error) {
-	return d.argValue(name, map[string]bool{})
+	return d.argValue(name, map[string]bool{}, map[string]argDone{})
 }
 
-func (d *Dockerfile) argValue(name string, seen map[string]bool) (string, int, error) {
+type argDone struct {
+	value string
+	line  int
+}
+
+func (d *Dockerfile) argValue(name string, seen map[string]bool, done map[string]argDone) (string, int, error) {
+	if a, ok := done[name]; ok {
+		return a.value, a.line, nil
+	}
 	if seen[name] {
 		return "", 0, &Error{File: d.File, Msg: fmt.Sprintf("ARG %s refers to itself", name)}
 	}
 	seen[name] = true
+	defer delete(seen, name) // ${V}-${V} refers to V twice, not to itself
 	args := d.Args()
 	declared := 0
 	for _, a := range args {
@@ -98,7 +107,7 @@ func (d *Dockerfile) argValue(name string, seen map[string]bool) (string, int, e
 		}
 		var inner error
 		v, missing := Expand(a.Default, func(ref string) (string, bool) {
-			val, _, err := d.argValue(ref, seen)
+			val, _, err := d.argValue(ref, seen, done)
 			if err != nil {
 				inner = err
 				return "", false
@@ -108,6 +117,10 @@ func (d *Dockerfile) argValue(name string, seen map[string]bool) (string, int, e
 		if missing != "" {
 			return "", a.Line, &Error{File: d.File, Line: a.Line, Msg: fmt.Sprintf("ARG %s=%s: %v", name, a.Default, inner)}
 		}
+		if len(v) > MaxExpansion {
+			return "", a.Line, &Error{File: d.File, Line: a.Line, Msg: fmt.Sprintf("ARG %s expands to more than %d bytes", name, MaxExpansion)}
+		}
+		done[name] = argDone{v, a.Line}
 		return v, a.Line, nil
 	}
 	if declared == 0 {

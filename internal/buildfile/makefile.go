@@ -92,13 +92,21 @@ var makeRefRE = regexp.MustCompile(`\$[({]([^(){}]*)[)}]`)
 // computed ($(shell ...), other functions, !=, +=), unset, or refers to one
 // of those is an *Error naming the file and line and saying why.
 func (m *Makefile) Value(name string) (string, int, error) {
-	return m.value(name, map[string]bool{})
+	return m.value(name, map[string]bool{}, map[string]string{})
 }
 
-func (m *Makefile) value(name string, seen map[string]bool) (string, int, error) {
+// MaxExpansion bounds the expanded value of a variable or ARG: a pin is a
+// short string, and references that double at each line would otherwise
+// take minutes and gigabytes (as YAML aliases are bounded).
+const MaxExpansion = 64 << 10
+
+func (m *Makefile) value(name string, seen map[string]bool, done map[string]string) (string, int, error) {
 	v, ok := m.Vars[name]
 	if !ok {
 		return "", 0, &Error{File: m.File, Msg: fmt.Sprintf("no assignment of %s (only simple VAR = value, VAR := value and VAR ?= value assignments are read)", name)}
+	}
+	if out, ok := done[name]; ok {
+		return out, v.Line, nil
 	}
 	if seen[name] {
 		return "", v.Line, &Error{File: m.File, Line: v.Line, Msg: fmt.Sprintf("%s refers to itself", name)}
@@ -121,13 +129,16 @@ func (m *Makefile) value(name string, seen map[string]bool) (string, int, error)
 			err = &Error{File: m.File, Line: v.Line, Msg: fmt.Sprintf("%s is computed by $(%s ...)", name, fn)}
 			return ref
 		}
-		val, _, e := m.value(inner, seen)
+		val, _, e := m.value(inner, seen, done)
 		if e != nil {
 			err = e
 			return ref
 		}
 		return val
 	})
+	if err == nil && len(out) > MaxExpansion {
+		err = &Error{File: m.File, Line: v.Line, Msg: fmt.Sprintf("%s expands to more than %d bytes", name, MaxExpansion)}
+	}
 	if err == nil && strings.Contains(out, "$(") {
 		err = &Error{File: m.File, Line: v.Line, Msg: fmt.Sprintf("%s is computed by a make function", name)}
 	}
@@ -135,6 +146,7 @@ func (m *Makefile) value(name string, seen map[string]bool) (string, int, error)
 		return "", v.Line, err
 	}
 	delete(seen, name)
+	done[name] = out
 	return out, v.Line, nil
 }
 

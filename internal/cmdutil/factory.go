@@ -1,10 +1,12 @@
 package cmdutil
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/patchkit/patchkit/internal/diag"
 	"github.com/patchkit/patchkit/internal/pipeline"
@@ -27,6 +29,32 @@ type Factory struct {
 	UpstreamURL string
 	// Offline forbids network access (--offline).
 	Offline bool
+	// FetchTimeout is --fetch-timeout: how long an upstream fetch may
+	// receive nothing; 0 reads PATCHKIT_FETCH_TIMEOUT, else the default.
+	FetchTimeout time.Duration
+}
+
+// fetchTimeoutEnv names the environment variable --fetch-timeout defaults to.
+const fetchTimeoutEnv = "PATCHKIT_FETCH_TIMEOUT"
+
+// ResolveFetchTimeout is --fetch-timeout, else PATCHKIT_FETCH_TIMEOUT (a Go
+// duration, such as 30s), else 0 (the upstream package's default).
+func (f *Factory) ResolveFetchTimeout() (time.Duration, error) {
+	if f.FetchTimeout < 0 {
+		return 0, &UsageError{Err: errors.New("--fetch-timeout must be positive")}
+	}
+	if f.FetchTimeout > 0 {
+		return f.FetchTimeout, nil
+	}
+	v := os.Getenv(fetchTimeoutEnv)
+	if v == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, &UsageError{Err: fmt.Errorf("%s=%q: want a positive duration such as 30s", fetchTimeoutEnv, v)}
+	}
+	return d, nil
 }
 
 // Format parses -o.
@@ -101,8 +129,12 @@ func (f *Factory) Env() (pipeline.Env, error) {
 	if err != nil {
 		return pipeline.Env{}, err
 	}
+	timeout, err := f.ResolveFetchTimeout()
+	if err != nil {
+		return pipeline.Env{}, err
+	}
 	untrusted.AddURL(f.UpstreamURL)
-	return pipeline.Env{Root: root, CacheDir: cacheDir, UpstreamURL: f.UpstreamURL, Offline: f.Offline, Progress: f.IO.Progress()}, nil
+	return pipeline.Env{Root: root, CacheDir: cacheDir, UpstreamURL: f.UpstreamURL, Offline: f.Offline, Progress: f.IO.Progress(), FetchTimeout: timeout}, nil
 }
 
 // Setup resolves what a command that runs the stages needs first: the output
@@ -114,6 +146,9 @@ func (f *Factory) Setup() (report.Format, pipeline.Env, error) {
 	}
 	env, err := f.Env()
 	if err != nil {
+		return "", pipeline.Env{}, err
+	}
+	if err := recoverJournal(context.Background(), f.IO, env.Root); err != nil {
 		return "", pipeline.Env{}, err
 	}
 	return format, env, nil

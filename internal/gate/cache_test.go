@@ -3,8 +3,10 @@ package gate
 import (
 	"context"
 	"fmt"
+	"os/exec"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -125,5 +127,32 @@ func TestRunReusesBuildCache(t *testing.T) {
 	}
 	if !slices.Contains(c.runs[2], "gatecache/a") || slices.Contains(c.runs[2], "gatecache/c") {
 		t.Errorf("run with a/a.go changed compiled %q, want gatecache/a and not gatecache/c", c.runs[2])
+	}
+}
+
+// TestFullDiskIsNotABuildFailure: go test that fails to build because the
+// disk is full is an environment fault (an error, exit 2), not the gate's
+// "does not build" finding; a real compile error stays a finding.
+func TestFullDiskIsNotABuildFailure(t *testing.T) {
+	root := t.TempDir()
+	for _, tt := range []struct {
+		output  string
+		wantErr bool
+	}{
+		{"go: creating work dir: mkdir /tmp/go-build123: no space left on device\n", true},
+		{"b/b_test.go:3:1: syntax error: non-declaration statement outside function body\n", false},
+	} {
+		fake := func(context.Context, string, []string, ...string) ([]byte, []byte, error) {
+			return lines(`{"Action":"build-output","ImportPath":"x/b","Output":`+strconv.Quote(tt.output)+`}`, `{"Action":"build-fail","ImportPath":"x/b"}`),
+				[]byte(tt.output), &exec.ExitError{}
+		}
+		g, err := New(root, testSpec(t, root, plainSpec), withRunner(fake))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := g.Run(context.Background(), tree.Map{}, nil)
+		if (err != nil) != tt.wantErr || (err == nil && (res == nil || res.OK)) {
+			t.Errorf("Run() with %q = %+v, %v; want an error: %v", tt.output, res, err, tt.wantErr)
+		}
 	}
 }

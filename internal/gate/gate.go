@@ -171,7 +171,27 @@ func (g *Gate) Run(ctx context.Context, src Source, changes map[string]*tree.Fil
 	if err != nil && !errors.As(err, &exitErr) {
 		return nil, fmt.Errorf("running go %s: %w", strings.Join(args, " "), err)
 	}
-	return evaluate(parse(stdout), stderr, err, g.pattern, g.pkg), nil
+	res := evaluate(parse(stdout), stderr, err, g.pattern, g.pkg)
+	if !res.OK && res.Ran == 0 {
+		if why := environmentFault(stdout, stderr); why != "" {
+			return nil, fmt.Errorf("go test %s could not run: %s: a fault of the machine (TMPDIR, GOCACHE), not of the code", g.pkg, why)
+		}
+	}
+	return res, nil
+}
+
+// environmentFault names the machine fault in go's output that kept the
+// tests from building or running (a full disk, no memory), or "".
+func environmentFault(out ...[]byte) string {
+	for _, b := range out {
+		low := strings.ToLower(string(b))
+		for _, why := range []string{"no space left on device", "disk quota exceeded", "read-only file system", "cannot allocate memory", "too many open files"} {
+			if strings.Contains(low, why) {
+				return why
+			}
+		}
+	}
+	return ""
 }
 
 // setsTrimpath reports whether the GOFLAGS that go will see (the last one in

@@ -2,12 +2,15 @@ package obsolete
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/patchkit/patchkit/internal/series"
+	"github.com/patchkit/patchkit/internal/txn"
 )
 
 // AppliedUpstreamKey is the header field that records the first upstream
@@ -181,27 +184,46 @@ func (e *WriteError) Unwrap() error { return e.Err }
 
 // WriteHeaders records the removal note of every patch found present: for
 // each patch whose status at its ObsoletedBy release is present, it sets the
-// patch file's Applied-Upstream field to that release (see
-// WriteAppliedUpstream). root is the repository root that patch paths are
-// relative to. It returns the fields it changed; a field that already says
-// the release is left alone. When a write fails, the error is a *WriteError
-// that lists the fields written before it.
-func WriteHeaders(root string, rep *Report) ([]Written, error) {
+// patch file's Applied-Upstream field to that release. root is the
+// repository root that patch paths are relative to. Every file is written in
+// one transaction (internal/txn): under the repository lock, a file that
+// changed since it was read refuses the whole set, a symbolic link is written
+// through to its target inside the repository (one outside is refused), and
+// nothing is written when any file fails. It returns the fields it changed; a
+// field that already says the release is left alone. A failure after the
+// commit point is a *WriteError listing the fields written.
+func WriteHeaders(ctx context.Context, root string, rep *Report, o txn.Options) ([]Written, error) {
 	var out []Written
+	set := txn.New(root)
 	for i := range rep.Patches {
 		p := &rep.Patches[i]
 		r := p.Obsoleting()
 		if r == nil || r.Status != StatusPresent || p.Patch == nil {
 			continue
 		}
-		file := filepath.Join(root, filepath.FromSlash(p.Patch.Path))
-		changed, err := WriteAppliedUpstream(file, p.Patch, p.ObsoletedBy)
+		data, changed, err := SetAppliedUpstream(p.Patch, p.ObsoletedBy)
 		if err != nil {
-			return out, &WriteError{Written: out, Err: err}
+			return nil, err
 		}
-		if changed {
-			out = append(out, Written{File: p.File, AppliedUpstream: p.ObsoletedBy, Previous: p.Patch.Header.AppliedUpstream})
+		if !changed {
+			continue
 		}
+		onDisk := p.Patch.Raw
+		if ref := p.Patch.Reference; ref != nil && ref.FileSize > 0 && ref.FileSize <= len(p.Patch.Raw) {
+			// A materialized reference: the file holds only the header.
+			onDisk = p.Patch.Raw[:ref.FileSize]
+			data = data[:len(data)-(len(p.Patch.Raw)-ref.FileSize)]
+		}
+		set.Write(p.Patch.Path, data, onDisk)
+		out = append(out, Written{File: p.File, AppliedUpstream: p.ObsoletedBy, Previous: p.Patch.Header.AppliedUpstream})
 	}
-	return out, nil
+	done, err := set.Commit(ctx, o)
+	if err != nil {
+		var we *txn.WriteError
+		if errors.As(err, &we) {
+			return out[:len(we.Written)], &WriteError{Written: out[:len(we.Written)], Err: err}
+		}
+		return nil, &WriteError{Err: err}
+	}
+	return out[:len(done)], nil
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"time"
 
 	"github.com/patchkit/patchkit/internal/apply"
 	"github.com/patchkit/patchkit/internal/backport"
@@ -32,6 +33,9 @@ type Env struct {
 	// Units, when set, finds units by name from its one tree walk, shared
 	// by every unit of the run (a monorepo is walked once, not per unit).
 	Units *spec.Discovery
+	// FetchTimeout bounds how long a fetch may receive nothing, connecting
+	// included (upstream.WithTimeouts); 0 is the default.
+	FetchTimeout time.Duration
 }
 
 // Image is an image unit prepared for applying: its spec, its upstream cache,
@@ -114,6 +118,7 @@ func Open(ctx context.Context, env Env, s *spec.Spec, ref string) (*Image, error
 		upstream.WithOffline(env.Offline),
 		upstream.WithProgress(env.Progress),
 		upstream.WithShallow(env.Shallow),
+		upstream.WithTimeouts(min(env.FetchTimeout, upstream.DefaultConnectTimeout), env.FetchTimeout),
 		upstream.WithBranches(s.Upstream.Branches...))
 	if err != nil {
 		return nil, err

@@ -24,6 +24,7 @@ import (
 	"github.com/patchkit/patchkit/internal/spec"
 	"github.com/patchkit/patchkit/internal/stamp"
 	"github.com/patchkit/patchkit/internal/tree"
+	"github.com/patchkit/patchkit/internal/txn"
 	"github.com/patchkit/patchkit/internal/upstream"
 )
 
@@ -243,7 +244,7 @@ func runOnce(ctx context.Context, env pipeline.Env, req Request) (Result, error)
 		if err != nil {
 			return out, err
 		}
-		if err := plan.Write(); err != nil {
+		if err := plan.WriteContext(ctx); err != nil {
 			return out, err
 		}
 		out.Stamped = plan.Changes
@@ -297,6 +298,9 @@ func publishers(root string, target Target, auth authn.Keychain, req Request) (_
 	layoutDir = req.OCILayout
 	if layoutDir == "" && !req.Push {
 		layoutDir = filepath.Join(root, fmt.Sprintf(DefaultLayout, req.Image))
+		if _, err := txn.Resolve(root, fmt.Sprintf(DefaultLayout, req.Image)); err != nil {
+			return nil, "", err // a committed _output link leaving the repository
+		}
 	}
 	if layoutDir != "" {
 		lay, err := image.NewLayout(layoutDir, image.WithLayoutRemote(remote.WithAuthFromKeychain(auth)))

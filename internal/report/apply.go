@@ -213,7 +213,7 @@ func applyMarkdown(w io.Writer, results []Apply) error {
 			if len(details) == 0 {
 				details = append(details, strings.TrimSpace(strings.Trim(offsets(p.Hunks), " ()")))
 			}
-			fmt.Fprintf(&b, "| `%s` | %s | %s |\n", mdCell(p.Name), p.Status, mdCell(strings.Join(details, "\n")))
+			fmt.Fprintf(&b, "| `%s` | %s | %s |\n", mdCell(p.Name), p.Status, mdText(strings.Join(details, "\n")))
 		}
 		b.WriteString("\n")
 	}

@@ -85,7 +85,7 @@ func RenderBackport(w io.Writer, f Format, r Backport) error {
 		var b strings.Builder
 		fmt.Fprintf(&b, "### %s patchkit backport `%s`\n\n%s: `%s`, %s.\n", icon, r.Image, strings.ToUpper(head[:1])+head[1:], r.PatchID, verdict)
 		for _, e := range r.Errors {
-			fmt.Fprintf(&b, "- `%s:%d` %s\n", e.File, e.Line, mdCell(e.Message))
+			fmt.Fprintf(&b, "- `%s:%d` %s\n", e.File, e.Line, mdText(e.Message))
 		}
 		_, err := io.WriteString(w, b.String()+"\n")
 		return err

@@ -521,7 +521,7 @@ func obsoleteMarkdown(w io.Writer, results []Obsolete) error {
 					}
 				}
 			}
-			fmt.Fprintf(&b, " %s | %s |\n", mdCell(first), mdCell(ev))
+			fmt.Fprintf(&b, " %s | %s |\n", mdText(first), mdText(ev))
 		}
 		if hasNonSemver(r) {
 			b.WriteString("\n\\* not a semantic version: ordered by commit date, after the versions.\n")
@@ -542,7 +542,7 @@ func obsoleteMarkdown(w io.Writer, results []Obsolete) error {
 // mdSkipped writes the skipped release tags, one line per reason.
 func mdSkipped(b *strings.Builder, r *obsolete.Report) {
 	for _, line := range skippedLines(r) {
-		b.WriteString(mdCell(line) + "  \n")
+		b.WriteString(mdText(line) + "  \n")
 	}
 }
 

@@ -70,6 +70,15 @@ func ghProp(s string) string {
 }
 
 // mdCell escapes a markdown table cell, after Redact.
+// mdText is mdCell for text outside a code span that a server may have
+// written (commit subjects, evidence, messages): mentions, images, links
+// and HTML made inert (untrusted.Markdown).
+func mdText(s string) string {
+	s = untrusted.Markdown(Redact(s))
+	s = strings.ReplaceAll(s, "|", "\\|")
+	return strings.ReplaceAll(s, "\n", "<br>")
+}
+
 func mdCell(s string) string {
 	s = Redact(s)
 	s = strings.ReplaceAll(s, "|", "\\|")

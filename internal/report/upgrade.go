@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/patchkit/patchkit/internal/gate"
+	"github.com/patchkit/patchkit/internal/txn"
 	"github.com/patchkit/patchkit/internal/upgrade"
 )
 
@@ -23,6 +24,11 @@ type Upgrade struct {
 	// DroppedTests are the tests the dropped patches owned, with their
 	// status in the gate run: they must pass on the new ref without them.
 	DroppedTests []TestStatus `json:"droppedTests,omitempty"`
+	// Written is every file the run wrote or deleted, in order: empty for
+	// a dry run, and for a failed one unless KeepConflicts asked for it.
+	Written []txn.Done `json:"written"`
+	// KeepConflicts is --keep-conflicts: a failed upgrade writes the rest.
+	KeepConflicts bool `json:"keepConflicts,omitempty"`
 }
 
 // TestStatus is one test's status in a gate run ("" when it did not run).
@@ -56,8 +62,11 @@ func RenderUpgrade(w io.Writer, f Format, u Upgrade) error {
 	}
 	var b strings.Builder
 	verb := "upgraded"
-	if u.DryRun {
+	switch {
+	case u.DryRun:
 		verb = "would upgrade (dry run, nothing written)"
+	case len(u.Written) == 0 && !u.OK:
+		verb = "did not upgrade"
 	}
 	p := u.Pin
 	fmt.Fprintf(&b, "%s: %s %s (%s) -> %s (%s) in %s\n", u.Image, verb, p.From, short(p.FromCommit), p.To, short(p.ToCommit), p.File)
@@ -68,6 +77,9 @@ func RenderUpgrade(w io.Writer, f Format, u Upgrade) error {
 		}
 	}
 	writeGateText(&b, u)
+	for _, d := range u.Written {
+		fmt.Fprintf(&b, "  %s\n", writtenLine(d))
+	}
 	fmt.Fprintf(&b, "%s\n", upgradeVerdict(u))
 	s := b.String()
 	if f == GitHub {
@@ -106,10 +118,36 @@ func statusOrNotRun(s string) string {
 }
 
 func upgradeVerdict(u Upgrade) string {
-	if u.OK {
-		return "ok"
+	switch {
+	case u.OK && u.DryRun:
+		return "ok (dry run: nothing was written)"
+	case u.OK:
+		return fmt.Sprintf("ok: %d file(s) written", len(u.Written))
+	case u.DryRun:
+		return "FAILED: a patch conflicts or the gate failed (dry run: nothing was written)"
+	case len(u.Written) == 0:
+		return "FAILED: a patch conflicts or the gate failed; nothing was written (--keep-conflicts writes the rest of the upgrade)"
 	}
-	return "FAILED: a patch conflicts or the gate failed; the series was left as it was"
+	var left []string
+	for _, p := range u.Patches {
+		if p.Fate == upgrade.FateConflict {
+			left = append(left, path.Base(p.File))
+		}
+	}
+	msg := fmt.Sprintf("FAILED: a patch conflicts or the gate failed; as --keep-conflicts asked, %d file(s) were written (listed above)", len(u.Written))
+	if len(left) > 0 {
+		msg += "; left as they were: " + strings.Join(left, ", ")
+	}
+	return msg
+}
+
+// writtenLine says what the run did to one file.
+func writtenLine(d txn.Done) string {
+	verb := map[txn.Action]string{txn.ActionWrite: "wrote", txn.ActionCreate: "created", txn.ActionDelete: "deleted"}[d.Action]
+	if d.Target != "" {
+		return fmt.Sprintf("%s %s (through the link to %s)", verb, d.Path, d.Target)
+	}
+	return verb + " " + d.Path
 }
 
 func upgradeMarkdown(w io.Writer, u Upgrade) error {
@@ -146,6 +184,12 @@ func upgradeMarkdown(w io.Writer, u Upgrade) error {
 			fmt.Fprintf(&b, "- `%s` (owned by dropped `%s`): %s\n", t.Name, path.Base(t.Patch), statusOrNotRun(t.Status))
 		}
 	}
+	if len(u.Written) > 0 {
+		b.WriteString("\n### Written\n\n")
+		for _, d := range u.Written {
+			fmt.Fprintf(&b, "- %s\n", upCell(writtenLine(d)))
+		}
+	}
 	fmt.Fprintf(&b, "\n%s\n", upgradeVerdict(u))
 	_, err := io.WriteString(w, Redact(b.String()))
 	return err
@@ -172,7 +216,7 @@ func RenderRefresh(w io.Writer, f Format, r Refresh) error {
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // upCell is one line of text for a markdown table cell or heading.
-func upCell(s string) string { return mdCell(strings.ReplaceAll(oneLine(s), "`", "'")) }
+func upCell(s string) string { return mdText(strings.ReplaceAll(oneLine(s), "`", "'")) }
 
 // neutralise keeps a line from reading as a workflow command.
 func neutralise(s string) string {

@@ -140,7 +140,7 @@ func VerifySummary(w io.Writer, results []verify.Result) error {
 				loc = fmt.Sprintf("%s:%d", c.Patch, c.Line)
 			}
 			first, _, _ := strings.Cut(c.Message, "\n")
-			fmt.Fprintf(&b, "| `%s` | %s | %s %s | %s |\n", mdCell(loc), c.Check, statusIcon[c.Status], c.Status, mdCell(first))
+			fmt.Fprintf(&b, "| `%s` | %s | %s %s | %s |\n", mdCell(loc), c.Check, statusIcon[c.Status], c.Status, mdText(first))
 		}
 		b.WriteString("\n")
 		for _, c := range shown {

@@ -1,6 +1,7 @@
 package stamp
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -121,8 +122,9 @@ type Plan struct {
 	spec     *spec.Spec
 	value    Value
 	files    []*file
-	realRoot string    // the root, symlinks resolved
-	started  time.Time // when Write began; older temporary files are stale
+	realRoot string          // the root, symlinks resolved
+	started  time.Time       // when Write began; older temporary files are stale
+	ctx      context.Context // WriteContext's, for the lock waits
 }
 
 type file struct {

@@ -1,17 +1,18 @@
 package stamp
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
-	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/patchkit/patchkit/internal/txn"
 )
 
 // Write writes every changed file and its stamp record (RecordName, one
@@ -25,8 +26,14 @@ import (
 // (same mode and owner, synced); only then are they renamed over the
 // targets, the records last. Nothing is written when any file fails.
 // p.Changes is updated to what was written.
-func (p *Plan) Write() error {
+func (p *Plan) Write() error { return p.WriteContext(context.Background()) }
+
+// WriteContext is Write, giving up when ctx ends (SIGINT, SIGTERM) while it
+// waits for a lock, or before the first rename: a cancelled stamp writes
+// nothing.
+func (p *Plan) WriteContext(ctx context.Context) error {
 	p.started = time.Now()
+	p.ctx = ctx
 	recs := p.records()
 	held, err := p.lockAll(recs)
 	defer func() {
@@ -54,6 +61,9 @@ func (p *Plan) Write() error {
 			pending = append(pending, r.out) // renamed after the values
 		}
 	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("cancelled, nothing written: %w", err)
+	}
 	if err := commit(pending); err != nil {
 		return err
 	}
@@ -80,7 +90,7 @@ func (p *Plan) lockAll(recs []*recordFile) ([]*os.File, error) {
 	sort.Slice(items, func(i, j int) bool { return items[i].path < items[j].path })
 	var held []*os.File
 	for _, it := range items {
-		lf, st, err := lock(it.path)
+		lf, st, err := lock(p.ctx, it.path)
 		if err != nil {
 			name := it.path
 			if it.f != nil {
@@ -121,25 +131,19 @@ func (p *Plan) reedit(f *file, lf *os.File, st os.FileInfo) error {
 // regular file, or one with other hard links (a rename would leave them
 // holding the old content).
 func checkFile(rel string, st os.FileInfo) error {
-	if !st.Mode().IsRegular() {
-		return inputErr(rel, 0, "not a regular file (%v)", st.Mode().Type())
-	}
-	if sys, ok := st.Sys().(*syscall.Stat_t); ok && sys.Nlink > 1 {
-		return inputErr(rel, 0, "has %d hard links: stamp replaces the file atomically (write, fsync, rename), which would leave the other links with the old content; make them symlinks", sys.Nlink)
-	}
-	return nil
+	return txn.CheckReplaceable(rel, st)
 }
 
 // lock opens path and takes an exclusive flock on it, retrying while the
 // path is replaced under it (a concurrent stamp renamed its new content
 // over the file we waited on).
-func lock(path string) (*os.File, os.FileInfo, error) {
+func lock(ctx context.Context, path string) (*os.File, os.FileInfo, error) {
 	for try := 0; try < 1000; try++ {
 		f, err := os.Open(path)
 		if err != nil {
 			return nil, nil, err
 		}
-		if err := flock(f); err != nil {
+		if err := flock(ctx, f); err != nil {
 			f.Close()
 			return nil, nil, err
 		}
@@ -157,11 +161,16 @@ func lock(path string) (*os.File, os.FileInfo, error) {
 	return nil, nil, errors.New("the file keeps being replaced")
 }
 
-func flock(f *os.File) error {
+func flock(ctx context.Context, f *os.File) error {
 	for {
-		err := unix.Flock(int(f.Fd()), unix.LOCK_EX)
-		if err != unix.EINTR {
+		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		if err == nil || (err != unix.EWOULDBLOCK && err != unix.EINTR) {
 			return err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("cancelled while waiting for the lock, nothing written: %w", context.Cause(ctx))
+		case <-time.After(20 * time.Millisecond):
 		}
 	}
 }
@@ -213,16 +222,6 @@ func commit(files []*file) (err error) {
 // writeTemp writes f's new content to a temporary file beside it, with
 // the target's owner and mode, synced.
 func writeTemp(f *file) (name string, err error) {
-	mode := os.FileMode(0o644) // a new record
-	st, err := os.Stat(f.path)
-	switch {
-	case err == nil:
-		mode = st.Mode() & (os.ModePerm | os.ModeSetuid | os.ModeSetgid | os.ModeSticky)
-	case !errors.Is(err, fs.ErrNotExist):
-		return "", err
-	default:
-		st = nil
-	}
 	tmp, err := os.CreateTemp(filepath.Dir(f.path), tempPattern(f.path))
 	if err != nil {
 		return "", err
@@ -236,12 +235,7 @@ func writeTemp(f *file) (name string, err error) {
 	if _, err = tmp.Write(f.new); err != nil {
 		return "", err
 	}
-	if sys, ok := statOf(st); ok && (int(sys.Uid) != os.Geteuid() || int(sys.Gid) != os.Getegid()) {
-		if err = tmp.Chown(int(sys.Uid), int(sys.Gid)); err != nil {
-			return "", fmt.Errorf("keeping the owner %d:%d (stamp as the file's owner or as root): %w", sys.Uid, sys.Gid, err)
-		}
-	}
-	if err = tmp.Chmod(mode); err != nil {
+	if err = txn.Adopt(tmp, f.path); err != nil {
 		return "", err
 	}
 	if err = tmp.Sync(); err != nil {
@@ -251,18 +245,4 @@ func writeTemp(f *file) (name string, err error) {
 }
 
 // syncDir makes a rename in dir durable; an error only loses durability.
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
-}
-
-// statOf returns st's system stat, false when there is none (no file yet).
-func statOf(st os.FileInfo) (*syscall.Stat_t, bool) {
-	if st == nil {
-		return nil, false
-	}
-	sys, ok := st.Sys().(*syscall.Stat_t)
-	return sys, ok
-}
+func syncDir(dir string) { txn.SyncDir(dir) }

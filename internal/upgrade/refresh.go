@@ -17,6 +17,8 @@ type Rendered struct {
 	Text []byte
 	// Changed says Text differs from the file's bytes.
 	Changed bool
+	// Read is the file's bytes as they were loaded.
+	Read []byte
 }
 
 // NotApplyingError says a patch of the series does not apply where it was
@@ -63,7 +65,7 @@ func canonical(src tree.Source, patches []*series.Patch, reexpress func(*apply.A
 		if res.Status != apply.StatusApplied {
 			return nil, &NotApplyingError{Patch: p, Result: res}
 		}
-		out = append(out, Rendered{Patch: p, Text: text, Changed: !bytes.Equal(text, fileBytes(p))})
+		out = append(out, Rendered{Patch: p, Text: text, Changed: !bytes.Equal(text, fileBytes(p)), Read: fileBytes(p)})
 	}
 	return out, nil
 }

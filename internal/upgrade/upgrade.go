@@ -94,6 +94,9 @@ type Write struct {
 	Path   string `json:"path"`
 	Delete bool   `json:"delete,omitempty"`
 	Data   []byte `json:"-"`
+	// Prior is the content the plan read from the file; nil means the file
+	// as it is when WriteSet is called.
+	Prior []byte `json:"-"`
 }
 
 // PinMove is the pin's move.
@@ -232,7 +235,7 @@ func (w *walker) carry(p *series.Patch, v obsolete.Result) (PatchFate, *Write, e
 	}
 	if v.Status == obsolete.StatusPresent || v.Status == obsolete.StatusSuperseded {
 		fate.Fate, fate.Commit, fate.Subject, fate.Evidence = FateDropped, v.Commit, v.Subject, v.Evidence
-		return fate, &Write{Path: p.Path, Delete: true}, nil
+		return fate, &Write{Path: p.Path, Delete: true, Prior: fileBytes(p)}, nil
 	}
 	// A bump that still applies as it is keeps its lines (they hold the new
 	// ref's versions, so nothing goes down); the others are re-expressed.
@@ -251,7 +254,7 @@ func (w *walker) carry(p *series.Patch, v obsolete.Result) (PatchFate, *Write, e
 			return fate, nil, nil
 		}
 		fate.Fate, fate.Evidence = FateRefreshed, "applies at "+w.describe(r)+"; rewritten at the new line numbers"
-		return fate, &Write{Path: p.Path, Data: text}, nil
+		return fate, &Write{Path: p.Path, Data: text, Prior: fileBytes(p)}, nil
 	}
 	theirs, err := readAll(w.old, paths)
 	if err != nil {
@@ -302,13 +305,13 @@ func (w *walker) merge(p *series.Patch, fate PatchFate, r apply.PatchResult, bas
 	if err != nil {
 		// A merge that leaves nothing to change: upstream has it all.
 		fate.Fate, fate.Evidence = FateDropped, "the three-way merge leaves nothing to change: the new ref has the change"
-		return fate, &Write{Path: p.Path, Delete: true}, nil
+		return fate, &Write{Path: p.Path, Delete: true, Prior: fileBytes(p)}, nil
 	}
 	if r2 := w.cur.Apply(np); r2.Status != apply.StatusApplied {
 		return fate, nil, fmt.Errorf("%s: the merged patch does not apply: %s", p.Path, r2.Errors[0].Message)
 	}
 	fate.Fate, fate.Evidence = FateMerged, "did not apply; rebased by a clean three-way merge (pin as base, new ref as ours, patched pin as theirs)"
-	return fate, &Write{Path: p.Path, Data: text}, nil
+	return fate, &Write{Path: p.Path, Data: text, Prior: fileBytes(p)}, nil
 }
 
 func hasVerbatim(p *series.Patch) bool {

@@ -1,64 +1,103 @@
 package upgrade
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
+	"context"
+	"path"
+	"strings"
+
+	"github.com/patchkit/patchkit/internal/series"
+	"github.com/patchkit/patchkit/internal/spec"
+	"github.com/patchkit/patchkit/internal/txn"
 )
 
-// Apply writes the plan's files under root: each new content to a temporary
-// sibling first, then every rename, then the deletions, so that a failure
-// before the renames leaves the repository untouched.
-func (r *Result) Apply(root string) error {
-	type pending struct{ tmp, dst string }
-	var done []pending
-	cleanup := func() {
-		for _, p := range done {
-			os.Remove(p.tmp)
-		}
-	}
+// WriteSet turns the plan into one transaction (see internal/txn): every
+// Write with the content it replaces (Prior, or the file as it is now when
+// Prior is nil), and every file the plan was computed from (the spec, the
+// pin's file, each patch of the series and the series' directory listing)
+// as a dependency, so that an edit made while the command ran refuses the
+// whole set. Call it right after Plan, before the gate: edits made after it
+// are detected at Commit.
+func (r *Result) WriteSet(root string, s *spec.Spec, patches []*series.Patch) (*txn.Set, error) {
+	set := txn.New(root)
+	written := map[string]bool{}
 	for _, w := range r.Writes {
-		if w.Delete {
-			continue
-		}
-		dst := filepath.Join(root, filepath.FromSlash(w.Path))
-		mode := os.FileMode(0o644)
-		if st, err := os.Stat(dst); err == nil {
-			mode = st.Mode().Perm()
-		}
-		f, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".tmp-*")
-		if err != nil {
-			cleanup()
-			return fmt.Errorf("writing %s: %w", w.Path, err)
-		}
-		done = append(done, pending{f.Name(), dst})
-		_, err = f.Write(w.Data)
-		if err == nil {
-			err = f.Chmod(mode)
-		}
-		if err == nil {
-			err = f.Sync()
-		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			cleanup()
-			return fmt.Errorf("writing %s: %w", w.Path, err)
-		}
-	}
-	for _, p := range done {
-		if err := os.Rename(p.tmp, p.dst); err != nil {
-			cleanup()
-			return fmt.Errorf("writing %s: %w", p.dst, err)
-		}
-	}
-	for _, w := range r.Writes {
-		if w.Delete {
-			if err := os.Remove(filepath.Join(root, filepath.FromSlash(w.Path))); err != nil && !os.IsNotExist(err) {
-				return fmt.Errorf("removing %s: %w", w.Path, err)
+		written[w.Path] = true
+		prior, absent := w.Prior, false
+		if prior == nil {
+			var err error
+			if prior, absent, err = txn.Snapshot(root, w.Path); err != nil {
+				return nil, err
 			}
 		}
+		switch {
+		case w.Delete:
+			set.Delete(w.Path, prior)
+		case absent:
+			set.Create(w.Path, w.Data)
+		default:
+			set.Write(w.Path, w.Data, prior)
+		}
 	}
+	if err := Depends(set, root, s, patches, written); err != nil {
+		return nil, err
+	}
+	return set, nil
+}
+
+// Depends adds to set, as files read and not written (those in skip are
+// written), what a series was computed from: the spec, the file the pin is
+// read from, each patch as it was loaded, and the patch directory's list
+// of patch files.
+func Depends(set *txn.Set, root string, s *spec.Spec, patches []*series.Patch, skip map[string]bool) error {
+	files := []string{s.File}
+	if s.Upstream.RefFrom != nil && s.Upstream.RefFrom.File != "" {
+		files = append(files, s.Upstream.RefFrom.File)
+	}
+	for _, f := range files {
+		if skip[f] {
+			continue
+		}
+		skip[f] = true
+		data, _, err := txn.Snapshot(root, f)
+		if err != nil {
+			return err
+		}
+		set.Expect(f, data)
+	}
+	var names []string
+	for _, p := range patches {
+		names = append(names, p.Name)
+		if !skip[p.Path] {
+			set.Expect(p.Path, fileBytes(p))
+		}
+	}
+	set.ExpectDir(s.Patches, names, isPatchName)
 	return nil
+}
+
+// Apply writes the plan's files under root as one transaction, with no
+// dependency but the files written (see WriteSet for the command's).
+func (r *Result) Apply(root string) error {
+	set := txn.New(root)
+	for _, w := range r.Writes {
+		prior, absent, err := txn.Snapshot(root, w.Path)
+		if err != nil {
+			return err
+		}
+		switch {
+		case w.Delete:
+			set.Delete(w.Path, prior)
+		case absent:
+			set.Create(w.Path, w.Data)
+		default:
+			set.Write(w.Path, w.Data, prior)
+		}
+	}
+	_, err := set.Commit(context.Background(), txn.Options{})
+	return err
+}
+
+// isPatchName is the series.Load rule: *.diff and *.patch, not hidden.
+func isPatchName(name string) bool {
+	return !strings.HasPrefix(name, ".") && (path.Ext(name) == ".diff" || path.Ext(name) == ".patch")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"sort"
 	"strings"
@@ -15,7 +16,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
 	"github.com/go-git/go-git/v5/plumbing/transport"
-	"github.com/go-git/go-git/v5/plumbing/transport/client"
 	"golang.org/x/sys/unix"
 )
 
@@ -121,16 +121,23 @@ func (c *Cache) advertise(ctx context.Context) (*packp.AdvRefs, error) {
 	if err != nil {
 		return nil, err
 	}
-	cl, err := client.NewClient(ep)
+	cl, err := c.transportClient(ep)
 	if err != nil {
 		return nil, err
 	}
+	connect, idle := c.opts.timeouts()
+	actx, cancel := context.WithTimeout(ctx, connect+idle)
+	defer cancel()
 	sess, err := cl.NewUploadPackSession(ep, nil)
 	if err != nil {
 		return nil, err
 	}
-	ar, err := sess.AdvertisedReferencesContext(ctx)
+	ar, err := sess.AdvertisedReferencesContext(actx)
 	sess.Close()
+	var ne net.Error
+	if err != nil && ctx.Err() == nil && (actx.Err() != nil || errors.As(err, &ne) && ne.Timeout()) {
+		return nil, &TimeoutError{URL: c.redacted, After: connect + idle, Err: err}
+	}
 	if errors.Is(err, transport.ErrEmptyRemoteRepository) {
 		return nil, fmt.Errorf("the upstream %s has no branches or tags", c.redacted)
 	}

@@ -3,17 +3,15 @@ package upstream
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"fmt"
 	"io"
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
-	"time"
 	"unicode/utf8"
 
 	"github.com/go-git/go-git/v5/config"
@@ -37,24 +35,30 @@ func (c *Cache) gitFetch(ctx context.Context, dir string, specs []config.RefSpec
 	case d.unshallow:
 		args = append(args, "--unshallow")
 	}
-	if c.opts.progress != io.Discard {
-		args = append(args, "--progress")
-	}
+	args = append(args, "--progress") // the idle watch needs it
 	fetchURL, authEnv := credentialsOut(c.fetchURL)
 	args = append(args, "--end-of-options", fetchURL)
 	for _, s := range specs {
 		args = append(args, s.String())
 	}
-	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd := exec.Command("git", args...)
 	cmd.Env = append(fetchEnv(), authEnv...)
-	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
-	cmd.WaitDelay = 5 * time.Second
 	var stderr tailBuffer
-	cmd.Stderr = &stderr
+	watch := &idleWatch{}
+	cmd.Stderr = io.MultiWriter(&stderr, watch)
 	if c.opts.progress != io.Discard {
-		cmd.Stderr = io.MultiWriter(&stderr, &scrubWriter{w: c.opts.progress, urls: []string{c.url, c.fetchURL}})
+		cmd.Stderr = io.MultiWriter(&stderr, watch, &scrubWriter{w: c.opts.progress, urls: []string{c.url, c.fetchURL}})
 	}
-	if err := cmd.Run(); err != nil {
+	_, idle := c.opts.timeouts()
+	stalled, err := watch.run(ctx, cmd, idle)
+	if stalled {
+		// The killed git leaves its temporary pack; this run holds the
+		// exclusive lock, so nothing else writes one.
+		removeMatching(filepath.Join(dir, "objects", "pack"), "tmp_pack_", "tmp_idx_", "tmp_obj_", "tmp_rev_", "packfile")
+		removeGitLocks(dir)
+		return &TimeoutError{URL: c.redacted, After: idle, Err: fmt.Errorf("git fetch: %s", stderr.String())}
+	}
+	if err != nil {
 		if msg := strings.TrimSpace(stderr.String()); msg != "" {
 			return fmt.Errorf("git fetch: %s: %w", msg, err)
 		}
@@ -109,22 +113,33 @@ type fetchDepth struct {
 }
 
 // credentialsOut moves the user and password of an http(s) URL out of the
-// command line, where other users of the machine could read them, into an
-// Authorization header set through git's environment configuration.
+// command line, where other users of the machine could read them, into a
+// credential helper scoped to the URL's own scheme, host and port: git asks
+// it only for that host, after that host's 401, so a redirect to another host
+// never receives them (an http.extraHeader would be sent to any host a
+// redirect names). The helper reads them from the environment of git, which
+// only the user can read; they are never in a config value.
 func credentialsOut(raw string) (string, []string) {
 	u, err := url.Parse(raw)
 	if err != nil || u.User == nil || (u.Scheme != "http" && u.Scheme != "https") {
 		return raw, nil
 	}
 	pass, _ := u.User.Password()
-	basic := base64.StdEncoding.EncodeToString([]byte(u.User.Username() + ":" + pass))
+	user := u.User.Username()
 	u.User = nil
+	scope := u.Scheme + "://" + u.Host
 	return u.String(), []string{
 		"GIT_CONFIG_COUNT=1",
-		"GIT_CONFIG_KEY_0=http.extraHeader",
-		"GIT_CONFIG_VALUE_0=Authorization: Basic " + basic,
+		"GIT_CONFIG_KEY_0=credential." + scope + ".helper",
+		"GIT_CONFIG_VALUE_0=" + credentialHelper,
+		"PATCHKIT_GIT_USERNAME=" + user,
+		"PATCHKIT_GIT_PASSWORD=" + pass,
 	}
 }
+
+// credentialHelper answers git's "get" with the username and password in
+// PATCHKIT_GIT_USERNAME and PATCHKIT_GIT_PASSWORD.
+const credentialHelper = `!f() { test "$1" = get && printf 'username=%s\npassword=%s\n' "$PATCHKIT_GIT_USERNAME" "$PATCHKIT_GIT_PASSWORD"; }; f`
 
 // fetchEnv is GitEnv, keeping the variables that say how to reach the
 // upstream: ssh's command and TLS settings.

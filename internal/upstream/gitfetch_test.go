@@ -67,25 +67,27 @@ func TestProgressHidesToken(t *testing.T) {
 }
 
 // TestCredentialsOut: an http(s) URL's user and password leave the git
-// command line for an Authorization header; other URLs pass unchanged.
+// command line for a credential helper scoped to the URL's scheme and host
+// (their values in the environment, not in the config); other URLs pass
+// unchanged.
 func TestCredentialsOut(t *testing.T) {
-	tests := []struct{ in, url, header string }{
-		{"https://x-access-token:" + token + "@github.com/o/r", "https://github.com/o/r", "Authorization: Basic eC1hY2Nlc3MtdG9rZW46Z2hzX3MzY3IzdFQwa2VuVmFsdWU="},
-		{"http://" + token + "@127.0.0.1:8/git/r", "http://127.0.0.1:8/git/r", "Authorization: Basic Z2hzX3MzY3IzdFQwa2VuVmFsdWU6"},
-		{"https://github.com/o/r", "https://github.com/o/r", ""},
-		{"ssh://git@github.com/o/r", "ssh://git@github.com/o/r", ""},
-		{"file:///tmp/r", "file:///tmp/r", ""},
+	tests := []struct{ in, url, scope, user, pass string }{
+		{"https://x-access-token:" + token + "@github.com/o/r", "https://github.com/o/r", "credential.https://github.com.helper", "x-access-token", token},
+		{"http://" + token + "@127.0.0.1:8/git/r", "http://127.0.0.1:8/git/r", "credential.http://127.0.0.1:8.helper", token, ""},
+		{"https://github.com/o/r", "https://github.com/o/r", "", "", ""},
+		{"ssh://git@github.com/o/r", "ssh://git@github.com/o/r", "", "", ""},
+		{"file:///tmp/r", "file:///tmp/r", "", "", ""},
 	}
 	for _, tt := range tests {
 		u, env := credentialsOut(tt.in)
-		header := ""
+		got := map[string]string{}
 		for _, kv := range env {
-			if v, ok := strings.CutPrefix(kv, "GIT_CONFIG_VALUE_0="); ok {
-				header = v
-			}
+			k, v, _ := strings.Cut(kv, "=")
+			got[k] = v
 		}
-		if u != tt.url || header != tt.header || strings.Contains(u, token) {
-			t.Errorf("credentialsOut(%q) = %q, header %q; want %q, %q", tt.in, u, header, tt.url, tt.header)
+		if u != tt.url || got["GIT_CONFIG_KEY_0"] != tt.scope || got["PATCHKIT_GIT_USERNAME"] != tt.user || got["PATCHKIT_GIT_PASSWORD"] != tt.pass ||
+			strings.Contains(u, token) || strings.Contains(got["GIT_CONFIG_VALUE_0"], token) {
+			t.Errorf("credentialsOut(%q) = %q, %v; want %q scoped by %q", tt.in, u, env, tt.url, tt.scope)
 		}
 	}
 }

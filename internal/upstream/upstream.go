@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -42,6 +43,8 @@ type options struct {
 	offline  bool
 	shallow  bool
 	branches []string
+	// connectTimeout and idleTimeout bound a fetch (see WithTimeouts).
+	connectTimeout, idleTimeout time.Duration
 }
 
 // Option configures Open.

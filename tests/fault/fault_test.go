@@ -411,13 +411,19 @@ func (w *stallWriter) Write(b []byte) (int, error) {
 		<-w.release
 		return 0, io.ErrClosedPipe
 	}
-	if len(b) > w.left {
+	cut := len(b) > w.left
+	if cut {
 		b = b[:w.left]
 	}
 	n, err := w.ResponseWriter.Write(b)
 	w.left -= n
 	if f, ok := w.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
+	}
+	if cut && err == nil {
+		// A short write would end the response: stall here instead.
+		<-w.release
+		return n, io.ErrClosedPipe
 	}
 	return n, err
 }

@@ -62,6 +62,11 @@ func (o outTarget) check() error {
 			return refuse(o.Dir, fmt.Sprintf("it is inside %s %s", p.what, p.dir))
 		}
 	}
+	if !o.Explicit && o.Root != "" && !within(real, resolve(o.Root)) {
+		// A committed symbolic link (_output -> elsewhere) must not carry
+		// the default tree out of the repository.
+		return refuse(o.Dir, fmt.Sprintf("it resolves to %s, outside the repository (a symbolic link): name a directory with --out", real))
+	}
 	for _, el := range strings.Split(filepath.ToSlash(real), "/") {
 		if strings.EqualFold(el, ".git") {
 			return refuse(o.Dir, "it is inside a .git directory")

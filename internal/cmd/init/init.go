@@ -10,6 +10,7 @@ import (
 	"github.com/patchkit/patchkit/internal/cmdutil"
 	"github.com/patchkit/patchkit/internal/diag"
 	"github.com/patchkit/patchkit/internal/report"
+	"github.com/patchkit/patchkit/internal/txn"
 )
 
 // Options are the flags and dependencies of `patchkit init`.
@@ -71,7 +72,7 @@ could not be read, 2 on bad input (nothing is written).`,
 	return cmd
 }
 
-func run(_ context.Context, opts *Options) error {
+func run(ctx context.Context, opts *Options) error {
 	f := opts.Factory
 	format, err := f.Format()
 	if err != nil {
@@ -86,7 +87,7 @@ func run(_ context.Context, opts *Options) error {
 		return err
 	}
 	if !opts.DryRun {
-		if err := adopt.Write(root, units, opts.Force); err != nil {
+		if err := adopt.Write(ctx, root, units, opts.Force, txn.Options{Waiting: cmdutil.LockNotice(f.IO)}); err != nil {
 			return err
 		}
 	}

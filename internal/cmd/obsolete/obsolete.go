@@ -15,6 +15,7 @@ import (
 	"github.com/patchkit/patchkit/internal/pipeline"
 	"github.com/patchkit/patchkit/internal/report"
 	"github.com/patchkit/patchkit/internal/spec"
+	"github.com/patchkit/patchkit/internal/txn"
 	"github.com/patchkit/patchkit/internal/untrusted"
 	"github.com/patchkit/patchkit/internal/upstream"
 )
@@ -188,7 +189,7 @@ func checkImage(ctx context.Context, env pipeline.Env, name string, opts *Option
 	}
 	out := report.Obsolete{Image: name, Unit: im.Spec.Dir, Report: rep, Write: opts.Write}
 	if opts.Write {
-		if out.Written, err = obsoletestage.WriteHeaders(env.Root, rep); err != nil {
+		if out.Written, err = obsoletestage.WriteHeaders(ctx, env.Root, rep, txn.Options{Waiting: cmdutil.LockNotice(opts.Factory.IO)}); err != nil {
 			return report.Obsolete{}, err
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/patchkit/patchkit/internal/gomod"
 	"github.com/patchkit/patchkit/internal/pipeline"
 	"github.com/patchkit/patchkit/internal/report"
+	"github.com/patchkit/patchkit/internal/txn"
 	upgradestage "github.com/patchkit/patchkit/internal/upgrade"
 )
 
@@ -96,11 +97,15 @@ func run(ctx context.Context, opts *Options) error {
 		}
 		out.Patches = append(out.Patches, report.RefreshedFile{File: r.Patch.Path, Changed: r.Changed})
 		if r.Changed {
-			plan.Writes = append(plan.Writes, upgradestage.Write{Path: r.Patch.Path, Data: r.Text})
+			plan.Writes = append(plan.Writes, upgradestage.Write{Path: r.Patch.Path, Data: r.Text, Prior: r.Read})
 		}
 	}
-	if err := plan.Apply(env.Root); err != nil {
+	set, err := plan.WriteSet(env.Root, im.Spec, im.Patches)
+	if err != nil {
 		return err
+	}
+	if _, err := set.Commit(ctx, txn.Options{Waiting: cmdutil.LockNotice(f.IO)}); err != nil {
+		return txn.Explain(err)
 	}
 	return report.RenderRefresh(f.IO.Out, format, out)
 }

@@ -51,6 +51,7 @@ text from servers never becomes a CI workflow command.`,
 	pf.StringVar(&f.CacheDir, "cache-dir", "", "upstream cache directory (default: the user's cache dir/patchkit)")
 	pf.StringVar(&f.UpstreamURL, "upstream-url", "", "replace upstream.url of the spec (one IMAGE only)")
 	pf.BoolVar(&f.Offline, "offline", false, "never touch the network; fail if the cache lacks a ref")
+	pf.DurationVar(&f.FetchTimeout, "fetch-timeout", 0, "give up an upstream fetch that receives nothing for this long, connecting included (default 60s, or PATCHKIT_FETCH_TIMEOUT)")
 
 	cmd.AddCommand(apply.NewCmdApply(f, nil))
 	cmd.AddCommand(matrix.NewCmdMatrix(f, nil))

@@ -69,7 +69,7 @@ refused (exit 2). Needs no network.`,
 	return cmd
 }
 
-func run(_ context.Context, opts *Options) error {
+func run(ctx context.Context, opts *Options) error {
 	f := opts.Factory
 	format, err := f.Format()
 	if err != nil {
@@ -101,7 +101,7 @@ func run(_ context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	if err := plan.Write(); err != nil {
+	if err := plan.WriteContext(ctx); err != nil {
 		return err
 	}
 	out := report.Stamp{Image: opts.Image, Digest: opts.Digest, Reference: target.Reference(opts.Digest), Stamped: plan.Changes}

@@ -36,8 +36,11 @@ func openPR(ctx context.Context, root string, opts *Options, u report.Upgrade) e
 		Body:   body.String(),
 		GitHub: opts.prOpts.gh,
 	}
-	for _, w := range u.Writes {
+	for _, w := range u.Written {
 		req.Paths = append(req.Paths, w.Path)
+		if w.Target != "" {
+			req.Paths = append(req.Paths, w.Target)
+		}
 	}
 	pr, err := propose.PullRequest(ctx, req)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/patchkit/patchkit/internal/ghapi"
 	"github.com/patchkit/patchkit/internal/gittest"
 	"github.com/patchkit/patchkit/internal/report"
+	"github.com/patchkit/patchkit/internal/txn"
 	upgradestage "github.com/patchkit/patchkit/internal/upgrade"
 )
 
@@ -81,7 +82,7 @@ func TestOpenPR(t *testing.T) {
 		u := report.Upgrade{Image: "demo", OK: true, Result: &upgradestage.Result{
 			Pin:    upgradestage.PinMove{From: "v1", To: ref, File: "images/demo/patchkit.yaml"},
 			Writes: []upgradestage.Write{{Path: "images/demo/patchkit.yaml"}},
-		}}
+		}, Written: []txn.Done{{Path: "images/demo/patchkit.yaml", Action: txn.ActionWrite}}}
 		if err := openPR(context.Background(), repo.Dir, opts, u); err != nil {
 			t.Fatalf("run %d: openPR() = %v", i+1, err)
 		}

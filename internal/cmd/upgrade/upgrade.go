@@ -16,6 +16,7 @@ import (
 	"github.com/patchkit/patchkit/internal/gomod"
 	"github.com/patchkit/patchkit/internal/pipeline"
 	"github.com/patchkit/patchkit/internal/report"
+	"github.com/patchkit/patchkit/internal/txn"
 	upgradestage "github.com/patchkit/patchkit/internal/upgrade"
 )
 
@@ -31,6 +32,8 @@ type Options struct {
 	OpenPR bool
 	// Base is the pull request's base branch (--base).
 	Base string
+	// KeepConflicts writes the rest of a failed upgrade (--keep-conflicts).
+	KeepConflicts bool
 	// gateOpts are extra options for the gate (tests).
 	gateOpts []gatestage.Option
 	// prOpts configure the pull request step (tests).
@@ -59,25 +62,33 @@ not apply writes nothing and exits 1. See docs/upgrade.md.)
   merged     it no longer applies, but a three-way merge (the pin's file as
              base, the new ref's as ours, the patched pin as theirs) is clean:
              the rebased patch replaces it
-  conflict   the merge conflicts: the patch is left as it was, and the
-             conflict is shown hunk by hunk (expected vs found)
+  conflict   the merge conflicts: the conflict is shown hunk by hunk
+             (expected vs found), and nothing is written (see below)
 
 Only the pin's line moves in the spec (comments and quoting kept). When the
 spec has a test, the gate runs on the new ref with the kept series, and the
 tests the dropped patches owned must pass there.
 
-Every file is written at the end (temporary files, then renames), after the
-plan and the gate; an error before that leaves the repository untouched.
+Every file is written at the end, after the plan and the gate, as one
+transaction under the repository lock (see docs/reliability.md): a file
+edited while upgrade ran refuses the whole write ("the file changed since it
+was read"), and a run killed while writing is completed by the next patchkit
+command. A failed upgrade (a conflict, or the gate) writes nothing unless
+--keep-conflicts asks for the rest: the pin's move and the other patches'
+fates, the conflicting patches left as they were. The output lists every
+file written.
 --dry-run prints the plan and writes nothing. -o markdown is a pull
 request's body; -o json the plan (see docs/upgrade.md).
 
 --open-pr (for CI, see .github/workflows/obsolete-check.yaml) then commits
-the change on the branch patchkit/upgrade-IMAGE, pushes it to origin, and
+what was written (nothing to commit, no pull request: pass --keep-conflicts
+for one that shows a conflict) on the branch patchkit/upgrade-IMAGE, pushes it to origin, and
 opens a pull request with the summary as its body, or updates the body of
 the one already open from that branch (GITHUB_TOKEN, GITHUB_REPOSITORY).
 
 Exit codes: 0 upgraded (or already at the newest release); 1 a patch
-conflicts or the gate fails (the rest of the upgrade is written); 2 bad input.`,
+conflicts or the gate fails (nothing written, or with --keep-conflicts the
+rest); 2 bad input, or a file changed while upgrade ran.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Image = args[0]
@@ -94,6 +105,7 @@ conflicts or the gate fails (the rest of the upgrade is written); 2 bad input.`,
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "print the plan and write nothing")
 	cmd.Flags().BoolVar(&opts.OpenPR, "open-pr", false, "commit on patchkit/upgrade-IMAGE, push, and open or update its pull request")
 	cmd.Flags().StringVar(&opts.Base, "base", "", "base branch of the pull request (default: the branch checked out)")
+	cmd.Flags().BoolVar(&opts.KeepConflicts, "keep-conflicts", false, "when a patch conflicts or the gate fails, write the rest of the upgrade anyway (conflicting patches left as they were)")
 	return cmd
 }
 
@@ -138,21 +150,27 @@ func run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return planError(err)
 	}
-	out := report.Upgrade{Image: opts.Image, DryRun: opts.DryRun, Result: res}
+	set, err := res.WriteSet(env.Root, im.Spec, im.Patches)
+	if err != nil {
+		return err
+	}
+	out := report.Upgrade{Image: opts.Image, DryRun: opts.DryRun, Result: res, Written: []txn.Done{}, KeepConflicts: opts.KeepConflicts}
 	if out.Gate, err = runGate(ctx, f, env, im, res, opts); err != nil {
 		return err
 	}
 	out.DroppedTests = droppedTests(res, out.Gate)
 	out.OK = res.OK() && (out.Gate == nil || out.Gate.OK) && allPass(out.DroppedTests)
-	if !opts.DryRun {
-		if err := res.Apply(env.Root); err != nil {
-			return err
+	if !opts.DryRun && (out.OK || opts.KeepConflicts) {
+		done, err := set.Commit(ctx, txn.Options{Waiting: cmdutil.LockNotice(f.IO)})
+		if err != nil {
+			return txn.Explain(err)
 		}
+		out.Written = append(out.Written, done...)
 	}
 	if err := report.RenderUpgrade(f.IO.Out, format, out); err != nil {
 		return err
 	}
-	if opts.OpenPR {
+	if opts.OpenPR && len(out.Written) > 0 {
 		if err := openPR(ctx, env.Root, opts, out); err != nil {
 			return err
 		}

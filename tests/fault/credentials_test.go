@@ -1,0 +1,102 @@
+package fault
+
+import (
+	"encoding/base64"
+	"net/http"
+	"net/http/cgi"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/patchkit/patchkit/internal/gittest"
+)
+
+// TestCredentialsStayWithTheirHost: the upstream URL holds a user and
+// password. A server that checks them serves the fetch (the credentials
+// reach their own host); when that server redirects git to a second one,
+// which serves the repository and records every header, the second never
+// receives them, in any encoding.
+func TestCredentialsStayWithTheirHost(t *testing.T) {
+	const user, pass = "carrier", "s3cr3t-Pa55word"
+	basic := base64.StdEncoding.EncodeToString([]byte(user + ":" + pass))
+
+	t.Run("own host", func(t *testing.T) {
+		p := newProject(t, func(up *gittest.Repo) string {
+			return authServer(t, up, user, pass, nil)
+		})
+		wantVerdict(t, runGuarded(t, p.cmd("apply", "app", "--check")), p.oracle(t, "v1.0.0"), "a fetch with credentials")
+	})
+
+	t.Run("redirect", func(t *testing.T) {
+		var mu sync.Mutex
+		var seen []string
+		var other *httptest.Server
+		// patchkit reads the upstream's refs itself (go-git), then runs git
+		// fetch: the server answers the first and redirects git's requests
+		// to another server that serves the repository without asking, so
+		// git goes on with it (its later requests go there directly).
+		p := newProject(t, func(up *gittest.Repo) string {
+			execPath, _, _ := gittest.Run(up.Dir, nil, "--exec-path")
+			backend := &cgi.Handler{
+				Path: filepath.Join(strings.TrimSpace(execPath), "git-http-backend"),
+				Env:  append(gittest.Env(), "GIT_PROJECT_ROOT="+filepath.Dir(up.Dir), "GIT_HTTP_EXPORT_ALL=1"),
+			}
+			other = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				for k, vs := range r.Header {
+					seen = append(seen, k+": "+strings.Join(vs, ","))
+				}
+				seen = append(seen, r.Method+" "+r.URL.String())
+				mu.Unlock()
+				backend.ServeHTTP(w, r)
+			}))
+			t.Cleanup(other.Close)
+			return authServer(t, up, user, pass, func(w http.ResponseWriter, r *http.Request) bool {
+				if !strings.HasPrefix(r.UserAgent(), "git/") {
+					return false
+				}
+				http.Redirect(w, r, other.URL+r.URL.RequestURI(), http.StatusFound)
+				return true
+			})
+		})
+		runGuarded(t, p.cmd("apply", "app", "--check")) // the verdict does not matter here
+		mu.Lock()
+		defer mu.Unlock()
+		if len(seen) == 0 {
+			t.Fatal("the redirect target received nothing: the test proves nothing")
+		}
+		all := strings.Join(seen, "\n")
+		for _, secret := range []string{pass, basic, base64.URLEncoding.EncodeToString([]byte(user + ":" + pass)), base64.StdEncoding.EncodeToString([]byte(pass))} {
+			if strings.Contains(all, secret) {
+				t.Errorf("the redirect target received the credentials (%q):\n%s", secret, all)
+			}
+		}
+	})
+}
+
+// authServer serves up's repository over http, asking for user and pass;
+// intercept, when it returns true, has answered a request itself. It
+// returns the URL with the credentials in it.
+func authServer(t *testing.T, up *gittest.Repo, user, pass string, intercept func(http.ResponseWriter, *http.Request) bool) string {
+	t.Helper()
+	execPath, _, _ := gittest.Run(up.Dir, nil, "--exec-path")
+	backend := &cgi.Handler{
+		Path: filepath.Join(strings.TrimSpace(execPath), "git-http-backend"),
+		Env:  append(gittest.Env(), "GIT_PROJECT_ROOT="+filepath.Dir(up.Dir), "GIT_HTTP_EXPORT_ALL=1"),
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if intercept != nil && intercept(w, r) {
+			return
+		}
+		if u, pw, ok := r.BasicAuth(); !ok || u != user || pw != pass {
+			w.Header().Set("WWW-Authenticate", `Basic realm="git"`)
+			http.Error(w, "who are you", http.StatusUnauthorized)
+			return
+		}
+		backend.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return strings.Replace(srv.URL, "http://", "http://"+user+":"+pass+"@", 1) + "/" + filepath.Base(up.Dir)
+}
