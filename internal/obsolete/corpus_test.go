@@ -24,11 +24,7 @@ var corpusAccepted = map[string]string{
 	"csi-rwx-validation-v3 v1.12.0": "upstream took the RWX validation its own way (652756e, then ea2cb50 " +
 		"moved it to pkg/utils, both by the patch's author); the label rule counts 136 of 279 changed " +
 		"lines, most of the rest being the flag block the patch realigns, and says conflict",
-	// Check is wrong; the verdict rules (branch m-rules) are to fix these.
-	"kilo-1 0.7.0": "802bfb8 has the patch's patch-id and is in 0.6.0..0.7.0, no revert: present, " +
-		"Check says superseded (names 802bfb8)",
-	"csi-rwx-validation-v2 v1.12.0": "652756e has the patch's patch-id; ea2cb50 later moved the code to " +
-		"pkg/utils (not a revert): present, Check says partial",
+	// Check is wrong (see docs/obsolete-check.md for why each is left).
 	"kamaji-enable-gc edge-24.9.2": "65c94cc (co-authored by the patch's author) rewrote the kubelet " +
 		"defaults: every line the patch removes is gone, its added lines only realign: superseded, " +
 		"Check says conflict",
