@@ -25,13 +25,10 @@ var corpusAccepted = map[string]string{
 		"moved it to pkg/utils, both by the patch's author); the label rule counts 136 of 279 changed " +
 		"lines, most of the rest being the flag block the patch realigns, and says conflict",
 	// Check is wrong (see docs/obsolete-check.md for why each is left).
-	"kamaji-enable-gc edge-24.9.2": "65c94cc (co-authored by the patch's author) rewrote the kubelet " +
-		"defaults: every line the patch removes is gone, its added lines only realign: superseded, " +
-		"Check says conflict",
-	"kamaji-enable-gc edge-25.3.2": "as at edge-24.9.2",
-	"kamaji-disable-datastore-check-2024 edge-26.2.4": "the import the patch removes went away in " +
-		"cb2152d's rework, the datastore check it removes is still there (cozystack rebased the patch " +
-		"onto edge-26.2.4): conflict, Check says partial (cb2152d)",
+	"kamaji-disable-datastore-check-2024 edge-26.2.4": "the import and the datastore check the patch " +
+		"removes are still there (cozystack rebased the patch onto edge-26.2.4): conflict; Check says " +
+		"partial (cb2152d): cb2152d edited the check's call (ctx to context.Background()), so the " +
+		"check hunk's removed line is gone and the hunk looks there by its lines",
 }
 
 // The classes of the corpus, in table order.
