@@ -24,11 +24,6 @@ var corpusAccepted = map[string]string{
 	"csi-rwx-validation-v3 v1.12.0": "upstream took the RWX validation its own way (652756e, then ea2cb50 " +
 		"moved it to pkg/utils, both by the patch's author); the label rule counts 136 of 279 changed " +
 		"lines, most of the rest being the flag block the patch realigns, and says conflict",
-	// Check is wrong (see docs/obsolete-check.md for why each is left).
-	"kamaji-disable-datastore-check-2024 edge-26.2.4": "the import and the datastore check the patch " +
-		"removes are still there (cozystack rebased the patch onto edge-26.2.4): conflict; Check says " +
-		"partial (cb2152d): cb2152d edited the check's call (ctx to context.Background()), so the " +
-		"check hunk's removed line is gone and the hunk looks there by its lines",
 }
 
 // The classes of the corpus, in table order.
