@@ -21,9 +21,9 @@ import (
 // that only removes lines is carried when the context on every side the hunk
 // has some closes up over the gap the same way, or when its significant
 // removed lines (those the patch removes every copy of) are gone from the
-// whole file while the nearest context on one side (up to 3 lines) is still
-// there: upstream edited the other side. A hunk is carried when every group
-// is.
+// whole file, none of them edited into a new line (editOf), while the
+// nearest context on one side (up to 3 lines) is still there: upstream
+// edited the other side. A hunk is carried when every group is.
 
 // maxContext is the most context lines a group's post-image is given per side.
 const maxContext = 3
@@ -181,7 +181,7 @@ func (g group) goneFromPlace(cur, pin *lines) bool {
 		if k := len(pin.at[s]); k == 0 || k > n {
 			continue
 		}
-		if len(cur.at[s]) > 0 {
+		if len(cur.at[s]) > 0 || cur.editOf(s, pin) {
 			return false
 		}
 		sig++
@@ -192,6 +192,33 @@ func (g group) goneFromPlace(cur, pin *lines) bool {
 	before := g.before[max(0, len(g.before)-maxContext):]
 	after := g.after[:min(maxContext, len(g.after))]
 	return len(before) > 0 && cur.has(before) || len(after) > 0 && cur.has(after)
+}
+
+// editOf reports whether l has a line that pin lacks and that is an edit of
+// s: a long line whose start and end it keeps, with at least 3/4 of s in
+// them (a call given another argument). Such a removed line was edited
+// upstream, not removed.
+func (l *lines) editOf(s string, pin *lines) bool {
+	if len(s) < 24 {
+		return false
+	}
+	for _, t := range l.text {
+		if pin != nil && len(pin.at[t]) > 0 {
+			continue
+		}
+		p := 0
+		for p < len(s) && p < len(t) && s[p] == t[p] {
+			p++
+		}
+		q := 0
+		for q < len(s)-p && q < len(t)-p && s[len(s)-1-q] == t[len(t)-1-q] {
+			q++
+		}
+		if 4*(p+q) >= 3*len(s) {
+			return true
+		}
+	}
+	return false
 }
 
 // hunkCarried reports whether every change group of tf is carried by cur.

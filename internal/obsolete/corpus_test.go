@@ -24,18 +24,6 @@ var corpusAccepted = map[string]string{
 	"csi-rwx-validation-v3 v1.12.0": "upstream took the RWX validation its own way (652756e, then ea2cb50 " +
 		"moved it to pkg/utils, both by the patch's author); the label rule counts 136 of 279 changed " +
 		"lines, most of the rest being the flag block the patch realigns, and says conflict",
-	// Check is wrong; the verdict rules (branch m-rules) are to fix these.
-	"kilo-1 0.7.0": "802bfb8 has the patch's patch-id and is in 0.6.0..0.7.0, no revert: present, " +
-		"Check says superseded (names 802bfb8)",
-	"csi-rwx-validation-v2 v1.12.0": "652756e has the patch's patch-id; ea2cb50 later moved the code to " +
-		"pkg/utils (not a revert): present, Check says partial",
-	"kamaji-enable-gc edge-24.9.2": "65c94cc (co-authored by the patch's author) rewrote the kubelet " +
-		"defaults: every line the patch removes is gone, its added lines only realign: superseded, " +
-		"Check says conflict",
-	"kamaji-enable-gc edge-25.3.2": "as at edge-24.9.2",
-	"kamaji-disable-datastore-check-2024 edge-26.2.4": "the import the patch removes went away in " +
-		"cb2152d's rework, the datastore check it removes is still there (cozystack rebased the patch " +
-		"onto edge-26.2.4): conflict, Check says partial (cb2152d)",
 }
 
 // The classes of the corpus, in table order.

@@ -14,8 +14,9 @@ import (
 // against the upstream commits that landed its hunks (decide):
 //
 //   - a commit of the ref with the patch's patch-id decides: present, unless
-//     a hunk was reverted since (it applies again, or its added lines are
-//     gone, or its removed lines are back);
+//     a hunk was reverted since (it applies again, or its removed lines are
+//     back; a file the patch creates that is gone, or added lines gone, were
+//     moved or edited as likely, and do not end it);
 //   - each hunk is carried when it is there (it reverse-applies, or its lines
 //     are there in their own context) or when it was there once and upstream
 //     only edited the lines around it since (its own added lines are still
@@ -222,6 +223,27 @@ func (c *checker) unitKept(u unit, src tree.Source) (bool, error) {
 	return 2*n >= len(cf.added), nil
 }
 
+// createsFile reports whether unit u creates a file (a whole new file diff).
+func createsFile(u unit) bool {
+	return len(u.patch.Files) == 1 && u.patch.Files[0].IsNew
+}
+
+// unitRestored reports whether one of unit u's significant removed lines is
+// back in its file in src: the part of a revert that a later edit or move of
+// the unit's added lines cannot look like.
+func (c *checker) unitRestored(u unit, src tree.Source) (bool, error) {
+	cur, cf, err := c.unitFileIn(u, src)
+	if err != nil || cur == nil {
+		return false, err
+	}
+	for _, r := range cf.removed {
+		if len(cur.at[r.text]) > 0 {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
 // rewroteRegion reports whether commit cm rewrote the region of unit k of
 // patch i: the unit applied at cm's parent and conflicts at cm; or cm's diff
 // changes the lines where the unit's context and removed lines are (or match
@@ -352,14 +374,25 @@ func (c *checker) decide(r *Result, i int, ref Ref, v verdict, hit *commit) erro
 			f.at = unitAt{unitThere, h.Via}
 		case StatusApplies:
 			f.at = unitAt{state: unitApplies}
-			reverted = true
+			// A file the patch creates that is gone again was moved or
+			// dropped by a later rework as likely as reverted: only the
+			// other hunks tell.
+			reverted = reverted || !createsFile(us[k])
 			continue
 		default:
 			f.at = unitAt{state: unitConflict}
 			if f.kept, err = c.unitKept(us[k], snap); err != nil {
 				return err
 			}
-			reverted = reverted || !f.kept
+			if hit != nil && !f.kept && !reverted {
+				// Against a patch-id commit only removed lines back are a
+				// revert: added lines gone were edited or moved since.
+				back, err := c.unitRestored(us[k], snap)
+				if err != nil {
+					return err
+				}
+				reverted = back
+			}
 		}
 		var how unitAt
 		if f.landing, how, err = c.unitLanding(i, k, ref); err != nil {
@@ -371,6 +404,11 @@ func (c *checker) decide(r *Result, i int, ref Ref, v verdict, hit *commit) erro
 	// A commit with the patch's patch-id decides, until a hunk is reverted.
 	if hit != nil && !reverted {
 		for k := range fates {
+			if fates[k].at.state == unitApplies {
+				// A file the patch creates, moved away since: the hunk
+				// says so, the patch-id commit still decides.
+				continue
+			}
 			r.Hunks[k].Commit = hit.id
 			if fates[k].at.state != unitThere {
 				r.Hunks[k].Status, r.Hunks[k].Via = StatusPresent, ViaLanded

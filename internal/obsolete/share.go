@@ -1,6 +1,8 @@
 package obsolete
 
 import (
+	"strings"
+
 	"github.com/bluekeyes/go-gitdiff/gitdiff"
 
 	"github.com/patchkit/patchkit/internal/tree"
@@ -58,19 +60,28 @@ func (c *checker) changedFiles(i int) ([]changedFile, error) {
 func significant(f *gitdiff.File, pin *lines) changedFile {
 	var cf changedFile
 	addedSet, removedCount := map[string]bool{}, map[string]int{}
+	// Lines the patch only realigns (removed and added again with other
+	// spacing inside, as gofmt does to a block whose longest key changed)
+	// are no change of its own.
+	addedSquash, removedSquash := map[string]bool{}, map[string]bool{}
 	for _, tf := range f.TextFragments {
 		for _, g := range groupsOf(tf) {
 			for _, s := range g.added {
 				addedSet[s] = true
+				addedSquash[squashSpace(s)] = true
 			}
 			for _, s := range g.removed {
 				removedCount[s]++
+				removedSquash[squashSpace(s)] = true
 			}
 		}
 	}
 	for _, tf := range f.TextFragments {
 		for _, g := range groupsOf(tf) {
 			for _, s := range g.added {
+				if removedSquash[squashSpace(s)] {
+					continue
+				}
 				if pin == nil || len(pin.at[s]) == 0 {
 					cf.added = append(cf.added, s)
 				}
@@ -86,7 +97,7 @@ func significant(f *gitdiff.File, pin *lines) changedFile {
 				ctx = append(ctx, g.after[0])
 			}
 			for _, s := range g.removed {
-				if !addedSet[s] && len(pin.at[s]) == removedCount[s] {
+				if !addedSet[s] && !addedSquash[squashSpace(s)] && len(pin.at[s]) == removedCount[s] {
 					cf.removed = append(cf.removed, removedLine{text: s, context: ctx})
 				}
 			}
@@ -135,3 +146,7 @@ func (c *checker) lineShare(i int, src tree.Source) (LineMatch, error) {
 	}
 	return lm, nil
 }
+
+// squashSpace is s with each run of spaces and tabs inside it made one
+// space: a line and its realigned copy squash alike.
+func squashSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
