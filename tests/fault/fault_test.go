@@ -337,6 +337,18 @@ func TestDamagedCacheObsolete(t *testing.T) {
 			repo := p.cacheRepo(t)
 			id := p.blobAt("v2.0.0", "src/app.txt")
 			d.do(t, repo, id)
+			// The verdict memo keeps what the first run computed on intact
+			// objects: a warm run repeats those verdicts and reads none of
+			// the damaged ones...
+			warm := p.run(t, "--offline", "-o", "json", "obsolete-check", "app")
+			if warm.code != want.code || warm.stdout != want.stdout {
+				t.Errorf("offline obsolete-check from the verdict memo = exit %d\n%s%s\nwant exit %d\n%s", warm.code, warm.stdout, warm.stderr, want.code, want.stdout)
+			}
+			// ...and once the verdicts must be computed again, the damage is
+			// a cache fault, never a verdict.
+			if err := os.RemoveAll(filepath.Join(repo, "patchkit-verdicts")); err != nil {
+				t.Fatal(err)
+			}
 			off := p.run(t, "--offline", "-o", "json", "obsolete-check", "app")
 			wantDamaged(t, off, repo, "")
 			got := p.run(t, "-o", "json", "obsolete-check", "app")
