@@ -138,11 +138,11 @@ func (g Go) Reexpress(ctx context.Context, src tree.Walker, st *apply.Applier, p
 	for _, path := range extra {
 		add(path)
 	}
-	before, err := readAll(st, paths)
+	before, err := tree.ReadAll(st, paths)
 	if err != nil {
 		return nil, err
 	}
-	after, err := readAll(scratch, paths)
+	after, err := tree.ReadAll(scratch, paths)
 	if err != nil {
 		return nil, err
 	}
@@ -189,18 +189,4 @@ func changedPaths(p *series.Patch) []string {
 		}
 	}
 	return out
-}
-
-func readAll(src tree.Source, paths []string) (map[string]*tree.File, error) {
-	out := make(map[string]*tree.File, len(paths))
-	for _, p := range paths {
-		f, ok, err := src.Read(p)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			out[p] = f
-		}
-	}
-	return out, nil
 }

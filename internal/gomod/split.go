@@ -84,8 +84,8 @@ func SplitPatch(p *series.Patch) *Split {
 	if p == nil || len(p.Files) == 0 {
 		return nil
 	}
-	lines := splitKeep(string(p.Raw))
-	head := splitKeep(string(p.HeaderBytes()))
+	lines := series.SplitKeep(string(p.Raw))
+	head := series.SplitKeep(string(p.HeaderBytes()))
 	var bump, code []string
 	s := &Split{}
 	for k, f := range p.Files {
@@ -124,7 +124,7 @@ func SplitPatch(p *series.Patch) *Split {
 			if h <= 0 || h > end {
 				return nil
 			}
-			fe := fragmentEnd(lines, h, tf)
+			fe := series.HunkEnd(lines, h, tf)
 			frag := lines[h-1 : fe]
 			isBump, wants := classify(name, tf)
 			s.Hunks = append(s.Hunks, Hunk{Path: name, Header: strings.TrimRight(lines[h-1], "\r\n"), Line: h, Bump: isBump})
@@ -282,42 +282,6 @@ func indexOf(f []string, s string) int {
 }
 
 func unquote(s string) string { return strings.Trim(s, "\"`") }
-
-// splitKeep splits s into lines that keep their "\n"; the last may lack it.
-func splitKeep(s string) []string {
-	if s == "" {
-		return nil
-	}
-	out := strings.SplitAfter(s, "\n")
-	if out[len(out)-1] == "" {
-		out = out[:len(out)-1]
-	}
-	return out
-}
-
-// fragmentEnd returns the index after the last line of the hunk whose "@@"
-// line is line h (1-based), with a "\ No newline at end of file" marker.
-func fragmentEnd(lines []string, h int, tf *gitdiff.TextFragment) int {
-	i := h
-	oldN, newN := tf.OldLines, tf.NewLines
-	for (oldN > 0 || newN > 0) && i < len(lines) {
-		switch lines[i][0] {
-		case ' ', '\n', '\r':
-			oldN--
-			newN--
-		case '-':
-			oldN--
-		case '+':
-			newN--
-		case '\\':
-		}
-		i++
-	}
-	if i < len(lines) && strings.HasPrefix(lines[i], `\ `) {
-		i++
-	}
-	return i
-}
 
 // advisoryRe finds advisory ids: CVE-YYYY-NNNN and the Go vulnerability
 // database's GO-YYYY-NNNN.

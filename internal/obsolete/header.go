@@ -31,7 +31,7 @@ func SetAppliedUpstream(p *series.Patch, tag string) ([]byte, bool, error) {
 	if p.Header.AppliedUpstream == tag {
 		return p.Raw, false, nil
 	}
-	lines := splitKeep(string(p.Raw))
+	lines := series.SplitKeep(string(p.Raw))
 	nHead := min(p.Header.Lines, len(lines))
 	var at, drop int // replace lines[at:at+drop] with the field
 	key := AppliedUpstreamKey

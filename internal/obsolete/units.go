@@ -3,8 +3,6 @@ package obsolete
 import (
 	"strings"
 
-	"github.com/bluekeyes/go-gitdiff/gitdiff"
-
 	"github.com/patchkit/patchkit/internal/series"
 )
 
@@ -24,7 +22,7 @@ type unit struct {
 // A patch of one unit gives that unit, so that its one hunk is judged by its
 // lines too.
 func splitUnits(p *series.Patch) []unit {
-	lines := splitKeep(string(p.Raw))
+	lines := series.SplitKeep(string(p.Raw))
 	type span struct{ from, to int } // 0-based, to exclusive
 	var units []unit
 	pos := p.Header.Lines
@@ -43,7 +41,7 @@ func splitUnits(p *series.Patch) []unit {
 			if h <= pos-1 || h > len(lines) {
 				return nil
 			}
-			fr := span{h - 1, fragmentEnd(lines, h, tf)}
+			fr := span{h - 1, series.HunkEnd(lines, h, tf)}
 			frags = append(frags, fr)
 			pos = fr.to
 		}
@@ -98,30 +96,6 @@ func subPatch(p *series.Patch, lines []string) *series.Patch {
 	return sp
 }
 
-// fragmentEnd returns the index after the last line of the hunk whose "@@"
-// line is line h (1-based), counting lines as go-gitdiff does, with the
-// "\ No newline at end of file" markers.
-func fragmentEnd(lines []string, h int, tf *gitdiff.TextFragment) int {
-	i := h
-	oldN, newN := tf.OldLines, tf.NewLines
-	for (oldN > 0 || newN > 0) && i < len(lines) {
-		switch lines[i][0] {
-		case ' ', '\n', '\r':
-			oldN--
-			newN--
-		case '-':
-			oldN--
-		case '+':
-			newN--
-		}
-		i++
-	}
-	if i < len(lines) && len(lines[i]) >= 12 && strings.HasPrefix(lines[i], `\ `) {
-		i++
-	}
-	return i
-}
-
 // isFileStart reports whether line i starts a file diff, as git apply finds
 // one: "diff --git ", or "--- ", "+++ ", "@@ -".
 func isFileStart(lines []string, i int) bool {
@@ -130,16 +104,4 @@ func isFileStart(lines []string, i int) bool {
 	}
 	return i+2 < len(lines) && strings.HasPrefix(lines[i], "--- ") &&
 		strings.HasPrefix(lines[i+1], "+++ ") && strings.HasPrefix(lines[i+2], "@@ -")
-}
-
-// splitKeep splits s into lines that keep their "\n"; the last may lack it.
-func splitKeep(s string) []string {
-	if s == "" {
-		return nil
-	}
-	out := strings.SplitAfter(s, "\n")
-	if out[len(out)-1] == "" {
-		out = out[:len(out)-1]
-	}
-	return out
 }

@@ -309,3 +309,19 @@ func writeFile(name string, data []byte, perm os.FileMode) error {
 	}
 	return nil
 }
+
+// ReadAll reads paths from src: the files that are there, by path (a path
+// with no file is left out).
+func ReadAll(src Source, paths []string) (map[string]*File, error) {
+	out := make(map[string]*File, len(paths))
+	for _, p := range paths {
+		f, ok, err := src.Read(p)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out[p] = f
+		}
+	}
+	return out, nil
+}

@@ -82,7 +82,7 @@ func fileBytes(p *series.Patch) []byte {
 // after. When p does not apply, st is unchanged and text is nil.
 func applyAndRender(st *apply.Applier, p *series.Patch) ([]byte, apply.PatchResult, error) {
 	paths := touched(p)
-	before, err := readAll(st, paths)
+	before, err := tree.ReadAll(st, paths)
 	if err != nil {
 		return nil, apply.PatchResult{}, err
 	}
@@ -96,7 +96,7 @@ func applyAndRender(st *apply.Applier, p *series.Patch) ([]byte, apply.PatchResu
 	if p.Reference != nil {
 		return fileBytes(p), res, nil
 	}
-	after, err := readAll(st, paths)
+	after, err := tree.ReadAll(st, paths)
 	if err != nil {
 		return nil, res, err
 	}
@@ -122,20 +122,6 @@ func touched(p *series.Patch) []string {
 		}
 	}
 	return out
-}
-
-func readAll(src tree.Source, paths []string) (map[string]*tree.File, error) {
-	out := make(map[string]*tree.File, len(paths))
-	for _, p := range paths {
-		f, ok, err := src.Read(p)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			out[p] = f
-		}
-	}
-	return out, nil
 }
 
 // changes lists p's file changes in patch order: verbatim file diffs as

@@ -226,7 +226,7 @@ type walker struct {
 func (w *walker) carry(p *series.Patch, v obsolete.Result) (PatchFate, *Write, error) {
 	fate := PatchFate{File: p.Path, Status: v.Status, Tests: p.Header.Tests, Reference: p.Reference != nil}
 	paths := touched(p)
-	base, err := readAll(w.old, paths)
+	base, err := tree.ReadAll(w.old, paths)
 	if err != nil {
 		return fate, nil, err
 	}
@@ -256,7 +256,7 @@ func (w *walker) carry(p *series.Patch, v obsolete.Result) (PatchFate, *Write, e
 		fate.Fate, fate.Evidence = FateRefreshed, "applies at "+w.describe(r)+"; rewritten at the new line numbers"
 		return fate, &Write{Path: p.Path, Data: text, Prior: fileBytes(p)}, nil
 	}
-	theirs, err := readAll(w.old, paths)
+	theirs, err := tree.ReadAll(w.old, paths)
 	if err != nil {
 		return fate, nil, err
 	}
@@ -286,7 +286,7 @@ func (w *walker) merge(p *series.Patch, fate PatchFate, r apply.PatchResult, bas
 	if p.Reference != nil || hasVerbatim(p) {
 		return conflictFate(applyConflicts(r), "does not apply, and a reference, binary or rename diff cannot be merged")
 	}
-	ours, err := readAll(w.cur, touched(p))
+	ours, err := tree.ReadAll(w.cur, touched(p))
 	if err != nil {
 		return fate, nil, err
 	}
