@@ -239,10 +239,10 @@ func (p *Plan) render(i int) (string, error) {
 	}
 	t, err := expr.ParseTemplate(st.Value)
 	if err != nil {
-		return "", specErr(p.spec, i, "value", "%v", err)
+		return "", specErr(p.spec, i, "format", "%v", err)
 	}
 	if t.Uses("Registry") && p.value.Registry == "" {
-		return "", specErr(p.spec, i, "value", "uses {{.Registry}} but no registry is set: give --registry or set REGISTRY")
+		return "", specErr(p.spec, i, "format", "uses {{.Registry}} but no registry is set: give --registry or set REGISTRY")
 	}
 	return t.Render(p.value.Field), nil
 }
@@ -258,7 +258,8 @@ func (p *Plan) edit(f *file, data []byte) ([]byte, []Change, error) {
 	for _, i := range f.idxs {
 		st := p.spec.Stamp[i]
 		if st.Kind == spec.StampText {
-			return nil, nil, specErr(p.spec, i, "kind", "%s is also a YAML target of stamp[%d]", st.File, f.idxs[0])
+			return nil, nil, &diag.InputError{File: p.spec.File, Line: p.spec.Line(fmt.Sprintf("stamp[%d]", i)), Key: fmt.Sprintf("stamp[%d]", i),
+				Msg: fmt.Sprintf("%s is a text target (no key) and also a YAML target of stamp[%d]", st.File, f.idxs[0])}
 		}
 		e, c, err := p.editTarget(d, i)
 		if err != nil {
@@ -347,7 +348,7 @@ func formatName(st spec.Stamp) string {
 
 func describe(st spec.Stamp) string {
 	if st.Value != "" {
-		return "a value template"
+		return "a format template"
 	}
 	return "the " + st.Format + " format"
 }
