@@ -604,14 +604,14 @@ func (s *Spec) validateStamps(root string) error {
 }
 
 // nearFormat returns the stamp format that f, a format without fields,
-// misspells (an edit distance of at most 2, letters compared without case),
-// or "".
+// misspells (an edit distance of at most 2, 1 for ref; letters compared
+// without case), or "".
 func nearFormat(f string) string {
 	if strings.Contains(f, "{{") {
 		return ""
 	}
 	for _, name := range stampFormats {
-		if editDistance(strings.ToLower(f), name) <= 2 {
+		if editDistance(strings.ToLower(f), name) <= min(2, len(name)/2) {
 			return name
 		}
 	}

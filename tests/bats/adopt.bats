@@ -99,7 +99,7 @@ UNITS="kubeovn piraeus-server linstor-csi kilo kamaji"
 @test "init reads the recipe's yq stamps; verify tells a digest from another series apart" {
   pkm init || true
   spec=$ROOT/packages/system/kamaji/images/kamaji/patchkit.yaml
-  run grep -c 'value: --migrate-image={{.Reference}}' "$spec"
+  run grep -c 'format: --migrate-image={{.Reference}}' "$spec"
   assert_output 1
   # The committed digest predates patchkit: unknown provenance, a warning.
   run pkm verify kamaji
@@ -122,7 +122,7 @@ UNITS="kubeovn piraeus-server linstor-csi kilo kamaji"
   assert_success
   assert_output --partial "since then: added zz-new.diff"
   # stale: fail makes it a failure.
-  sed -i 's|^    value: --migrate-image=.*|&\n    stale: fail|' "$spec"
+  sed -i 's|^    format: --migrate-image=.*|&\n    stale: fail|' "$spec"
   run pkm verify kamaji
   assert_failure 1
   assert_output --partial "since then: added zz-new.diff"
