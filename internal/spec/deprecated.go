@@ -120,6 +120,22 @@ func (s *Spec) deprecate(line int, format string, args ...any) {
 	s.Deprecations = append(s.Deprecations, diag.Note{File: s.File, Line: line, Msg: fmt.Sprintf(format, args...)})
 }
 
+// currentKeys is keys, the keys allowed at schema, without the deprecated
+// spellings, for messages.
+func currentKeys(schema string, keys []string) []string {
+	var out []string
+	for _, k := range keys {
+		old := schema == "stamp.[]" && k == "kind"
+		for _, r := range respellings {
+			old = old || r.schema == schema && r.old == k
+		}
+		if !old {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // mapIndex returns the index in m.Content of key's key node, or -1.
 func mapIndex(m *yaml.Node, key string) int {
 	for i := 0; i+1 < len(m.Content); i += 2 {

@@ -364,7 +364,7 @@ func checkKeys(file string, n *yaml.Node, schema, display string, lines map[stri
 			full := join(display, k.Value)
 			if known && !contains(keys, k.Value) {
 				return &diag.InputError{File: file, Line: k.Line, Key: full,
-					Msg: fmt.Sprintf("unknown key (known keys here: %s)", strings.Join(keys, ", "))}
+					Msg: fmt.Sprintf("unknown key (known keys here: %s)", strings.Join(currentKeys(schema, keys), ", "))}
 			}
 			if seen[k.Value] {
 				return &diag.InputError{File: file, Line: k.Line, Key: full, Msg: "duplicate key"}
