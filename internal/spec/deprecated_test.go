@@ -120,9 +120,11 @@ func TestFormatConstant(t *testing.T) {
 		if err != nil || s.Stamp[0].Value != "kubeovn" || s.Stamp[0].Format != "" {
 			t.Errorf("LoadReader(%s: kubeovn) = %+v, %v; want the constant kubeovn", key, s, err)
 		}
-		_, err = LoadReader(strings.NewReader(respellBase+"stamp:\n  - {file: v.yaml, key: .repo, "+key+": diggest}\n"), t.TempDir(), "x")
-		if !diag.IsInput(err) || !strings.Contains(err.Error(), "did you mean digest?") {
-			t.Errorf("LoadReader(%s: diggest) error = %v, want did you mean digest?", key, err)
+		for _, typo := range []string{"diggest", "sha256", "tag-digest"} {
+			_, err = LoadReader(strings.NewReader(respellBase+"stamp:\n  - {file: v.yaml, key: .repo, "+key+": "+typo+"}\n"), t.TempDir(), "x")
+			if !diag.IsInput(err) || !strings.Contains(err.Error(), "did you mean") {
+				t.Errorf("LoadReader(%s: %s) error = %v, want did you mean ...?", key, typo, err)
+			}
 		}
 	}
 }

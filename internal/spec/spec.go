@@ -605,15 +605,19 @@ func (s *Spec) validateStamps(root string) error {
 
 // nearFormat returns the stamp format that f, a format without fields,
 // misspells (an edit distance of at most 2, 1 for ref; letters compared
-// without case), or "".
+// without case; or a constant that names a digest), or "".
 func nearFormat(f string) string {
 	if strings.Contains(f, "{{") {
 		return ""
 	}
+	lower := strings.ToLower(f)
 	for _, name := range stampFormats {
-		if editDistance(strings.ToLower(f), name) <= min(2, len(name)/2) {
+		if editDistance(lower, name) <= min(2, len(name)/2) {
 			return name
 		}
+	}
+	if strings.Contains(lower, "digest") || strings.Contains(lower, "sha256") {
+		return "digest" // a constant cannot hold the digest of the image built
 	}
 	return ""
 }
