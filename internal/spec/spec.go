@@ -62,7 +62,7 @@ type Spec struct {
 	Inputs []string `yaml:"inputs,omitempty"`
 	// Deprecations note each deprecated spelling the file uses (see
 	// respellings); Load passes them to diag.Notify.
-	Deprecations []diag.Note `yaml:"-"`
+	Deprecations []diag.Note `yaml:"-" json:"-"`
 
 	lines map[string]int
 }
