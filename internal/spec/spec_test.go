@@ -110,6 +110,8 @@ func TestLoadErrors(t *testing.T) {
 		{"files bad mode", base + "build:\n  files:\n    - {tree: a, image: /a, mode: \"0789\"}\n", 7, "build.files[0].mode"},
 		{"files mode too big", base + "build:\n  files:\n    - {tree: a, image: /a, mode: \"17777\"}\n", 7, "build.files[0].mode"},
 		{"files bad capability", base + "build:\n  files:\n    - tree: a\n      image: /a\n      capabilities: [cap_fly]\n", 9, "build.files[0].capabilities[0]: unknown capability"},
+		{"bad stage", base + "build:\n  dockerfile: Dockerfile\n  stage: 'a b'\n", 7, "build.stage: \"a b\" is not a stage name"},
+		{"bad stage, deprecated spelling", base + "build:\n  target: 'a b'\n", 6, "build.stage: \"a b\" is not a stage name"},
 		{"base oci escape", base + "build:\n  base: oci:../../../x\n", 6, "build.base"},
 		{"base oci empty", base + "build:\n  base: 'oci:'\n", 6, "build.base: oci: needs a directory"},
 		{"base bad ref", base + "build:\n  base: 'UPPER/Case:@@'\n", 6, "build.base"},
