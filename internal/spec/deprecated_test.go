@@ -1,7 +1,6 @@
 package spec
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -78,35 +77,6 @@ func TestDeprecatedSpellings(t *testing.T) {
 			old.lines, old.Deprecations, cur.lines = nil, nil, nil
 			if !reflect.DeepEqual(old, cur) {
 				t.Errorf("the old spelling loads to\n%+v\nthe new one to\n%+v", old, cur)
-			}
-		})
-	}
-}
-
-// An old and a new spelling of one key that disagree are bad input naming
-// the file, the old key's line and both keys.
-func TestDeprecatedSpellingConflicts(t *testing.T) {
-	tests := []struct {
-		name, yaml string
-		line       int
-		want       string
-	}{
-		{"stage and target", "build:\n  stage: a\n  target: b\n", 7, "build.target: conflicts with build.stage on line 6: write only stage"},
-		{"tree and from", "build:\n  files:\n    - {tree: a, from: b, image: /a}\n", 7, "build.files[0].from: conflicts with build.files[0].tree on line 7"},
-		{"image and to", "build:\n  files:\n    - tree: a\n      to: /b\n      image: /a\n", 8, "build.files[0].to: conflicts with build.files[0].image on line 9"},
-		{"format and value", "stamp:\n  - {file: v.yaml, key: .a, format: digest, value: '{{.Digest}}'}\n", 6, "stamp[0].value: conflicts with stamp[0].format"},
-		{"kind text with key", "stamp:\n  - {file: v.yaml, key: .a, kind: text}\n", 6, "stamp[0].kind: text, but the entry has a key"},
-		{"kind yaml without key", "stamp:\n  - {file: TAG, kind: yaml}\n", 6, "stamp[0].kind: yaml, but the entry has no key"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := LoadReader(strings.NewReader(respellBase+tt.yaml), t.TempDir(), "x")
-			var ie *diag.InputError
-			if !errors.As(err, &ie) {
-				t.Fatalf("LoadReader() error = %v, want *diag.InputError", err)
-			}
-			if ie.File != "images/x/patchkit.yaml" || ie.Line != tt.line || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("error = %q (line %d), want images/x/patchkit.yaml:%d: ...%s", err, ie.Line, tt.line, tt.want)
 			}
 		})
 	}

@@ -112,6 +112,11 @@ func TestLoadErrors(t *testing.T) {
 		{"files bad capability", base + "build:\n  files:\n    - tree: a\n      image: /a\n      capabilities: [cap_fly]\n", 9, "build.files[0].capabilities[0]: unknown capability"},
 		{"bad stage", base + "build:\n  dockerfile: Dockerfile\n  stage: 'a b'\n", 7, "build.stage: \"a b\" is not a stage name"},
 		{"bad stage, deprecated spelling", base + "build:\n  target: 'a b'\n", 6, "build.stage: \"a b\" is not a stage name"},
+		// an old and a new spelling of one key that disagree (see deprecated.go)
+		{"stage and target", base + "build:\n  stage: a\n  target: b\n", 7, "build.target: conflicts with build.stage on line 6: write only stage"},
+		{"tree and from", base + "build:\n  files:\n    - {tree: a, from: b, image: /a}\n", 7, "build.files[0].from: conflicts with build.files[0].tree on line 7"},
+		{"image and to", base + "build:\n  files:\n    - tree: a\n      to: /b\n      image: /a\n", 8, "build.files[0].to: conflicts with build.files[0].image on line 9"},
+		{"format and value", base + "stamp:\n  - {file: v.yaml, key: .a, format: digest, value: '{{.Digest}}'}\n", 6, "stamp[0].value: conflicts with stamp[0].format"},
 		{"base oci escape", base + "build:\n  base: oci:../../../x\n", 6, "build.base"},
 		{"base oci empty", base + "build:\n  base: 'oci:'\n", 6, "build.base: oci: needs a directory"},
 		{"base bad ref", base + "build:\n  base: 'UPPER/Case:@@'\n", 6, "build.base"},
