@@ -82,6 +82,27 @@ func TestDeprecatedSpellings(t *testing.T) {
 	}
 }
 
+// The notes of one file come in line order, one per old key.
+func TestDeprecationsInLineOrder(t *testing.T) {
+	s, err := LoadReader(strings.NewReader(respellBase+"stamp:\n  - file: TAG\n    kind: text\n    value: '{{.Tag}}'\nbuild:\n  files:\n    - {from: a, to: /a}\n"), t.TempDir(), "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, n := range s.Deprecations {
+		got = append(got, n.String())
+	}
+	want := []string{
+		"images/x/patchkit.yaml:7: stamp[0].kind is implied by key; remove it (deprecated)",
+		"images/x/patchkit.yaml:8: stamp[0].value is a format template: write format (deprecated)",
+		"images/x/patchkit.yaml:11: build.files[0].from is the file's path in the patched tree: write tree (deprecated)",
+		"images/x/patchkit.yaml:11: build.files[0].to is the file's path in the image: write image (deprecated)",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Deprecations =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 // A constant (a template without fields, as a Makefile stamps a repository
 // name) loads in either spelling; a misspelt format name does not.
 func TestFormatConstant(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -320,6 +321,7 @@ func loadReader(r io.Reader, root string, u Unit) (*Spec, error) {
 	if err := s.respell(doc.Content[0], "", ""); err != nil {
 		return nil, err
 	}
+	slices.SortStableFunc(s.Deprecations, func(a, b diag.Note) int { return a.Line - b.Line })
 	if err := s.decodePatches(doc.Content[0]); err != nil {
 		return nil, err
 	}
