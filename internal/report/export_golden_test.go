@@ -104,7 +104,9 @@ func goldenCases() []struct {
 			return RenderObsolete(w, f, []Obsolete{{Image: "x", Unit: "images/x", Report: sampleReport(3), Write: true,
 				Written: nil}, {Image: "y", Error: hostile, ExitCode: 2}}, false)
 		}},
-		{"build", func(w *bytes.Buffer, f Format) error { return RenderBuild(w, f, []Build{sampleBuild(), failedBuild}, false) }},
+		{"build", func(w *bytes.Buffer, f Format) error {
+			return RenderBuild(w, f, []Build{sampleBuild(), failedBuild}, false)
+		}},
 		{"gate", func(w *bytes.Buffer, f Format) error { return RenderGate(w, f, []Gate{sampleGate(), gateFail}, false) }},
 		{"stamp", func(w *bytes.Buffer, f Format) error {
 			return RenderStamp(w, f, []Stamp{{Image: "x", Digest: buildDigest, Reference: "r@" + buildDigest,
