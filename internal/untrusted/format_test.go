@@ -1,0 +1,32 @@
+package untrusted
+
+import "testing"
+
+func TestFormatEscapes(t *testing.T) {
+	const tok = "ghp_0123456789abcdefABCDEF"
+	tests := []struct {
+		name string
+		f    func(string) string
+		in   string
+		want string
+	}{
+		{"AnnotationMessage", AnnotationMessage, "50% done\r\n::error::x " + tok, "50%25 done%0D%0A: :error::x ***"},
+		{"AnnotationMessage encoded break", AnnotationMessage, "a%0A::warning::b", "a%250A: :warning::b"},
+		{"AnnotationProperty", AnnotationProperty, "a.diff:3,title=x\n", "a.diff%3A3%2Ctitle=x%0A"},
+		{"TableCell", TableCell, "a | b\nc @x", `a \| b<br>c @x`},
+		{"MarkdownCell", MarkdownCell, "a | [b](https://e) @x\n::y", "a \\| \\[b\\](https:\u200b//e) @\u200bx<br>: :y"},
+		{"LinkTarget", LinkTarget, "https://e/a (b)|<c>", "https://e/a%20%28b%29%7C%3Cc%3E"},
+		{"LinkTarget userinfo", LinkTarget, "https://u:" + tok + "@e/x", "https://***@e/x"},
+		{"HTMLText", HTMLText, "<b>&</b>", "&lt;b&gt;&amp;&lt;/b&gt;"},
+		{"Unticked", Unticked, "a `b`", "a 'b'"},
+		{"CodeSpan", CodeSpan, "a `b`\nc", "`a 'b' c`"},
+		{"Fence", Fence, "a ``` b ```` c", "`````"},
+		{"Fence plain", Fence, "a", "```"},
+		{"Visible", Visible, "a\tb\r\n", `a→   b\r`},
+	}
+	for _, tt := range tests {
+		if got := tt.f(tt.in); got != tt.want {
+			t.Errorf("%s(%q) = %q, want %q", tt.name, tt.in, got, tt.want)
+		}
+	}
+}
