@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/patchkit/patchkit/internal/apply"
@@ -33,18 +32,11 @@ type Apply struct {
 	ExitCode int    `json:"exitCode,omitempty"`
 }
 
-// ApplyRun is one `patchkit apply` run: a result per image. Single says
-// the command was given exactly one image (JSON: one object, else an array).
-type ApplyRun struct {
-	Results []Apply
-	Single  bool
-}
+// ApplyRun is one `patchkit apply` run.
+type ApplyRun struct{ Run[Apply] }
 
 // Command implements Result.
 func (ApplyRun) Command() string { return "apply" }
-
-// JSON implements JSONer.
-func (r ApplyRun) JSON() any { return jsonItems(r.Results, r.Single) }
 
 // clean redacts the upstream URLs and the problems' text, and makes absent
 // lists empty ones for the JSON.
@@ -65,11 +57,6 @@ func (r ApplyRun) clean() Result {
 		}
 	}
 	return r
-}
-
-// RenderApply writes apply results in format f (Export of an ApplyRun).
-func RenderApply(w io.Writer, f Format, results []Apply, single bool) error {
-	return Export(w, f, ApplyRun{Results: results, Single: single})
 }
 
 // cleanProblem passes a problem's text through Redact: its expected and

@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/patchkit/patchkit/internal/apply"
@@ -47,9 +46,6 @@ func (r Backport) clean() Result {
 	}
 	return r
 }
-
-// RenderBackport writes a backport result in format f (Export).
-func RenderBackport(w io.Writer, f Format, r Backport) error { return Export(w, f, r) }
 
 // summary is the head line ("wrote backport F of upstream C (S)") and the
 // verdict ("applies to REF").

@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"io"
 	"strings"
 	"text/tabwriter"
 
@@ -41,29 +40,17 @@ type Build struct {
 	Gate *gate.Result `json:"-"`
 }
 
-// BuildRun is one `patchkit build` run: a result per image.
-type BuildRun struct {
-	Results []Build
-	// Single says the command was given exactly one image.
-	Single bool
-}
+// BuildRun is one `patchkit build` run.
+type BuildRun struct{ Run[Build] }
 
 // Command implements Result.
 func (BuildRun) Command() string { return "build" }
-
-// JSON implements JSONer.
-func (r BuildRun) JSON() any { return jsonItems(r.Results, r.Single) }
 
 func (r BuildRun) clean() Result {
 	for i := range r.Results {
 		r.Results[i].Reference = Redact(r.Results[i].Reference)
 	}
 	return r
-}
-
-// RenderBuild writes build results in format f (Export of a BuildRun).
-func RenderBuild(w io.Writer, f Format, results []Build, single bool) error {
-	return Export(w, f, BuildRun{Results: results, Single: single})
 }
 
 // Text implements Texter.
@@ -206,29 +193,17 @@ func NewGate(image string, up UpstreamRef, g *gate.Gate, res *gate.Result, own *
 	return out
 }
 
-// GateRun is one `patchkit gate` run: a result per image.
-type GateRun struct {
-	Results []Gate
-	// Single says the command was given exactly one image.
-	Single bool
-}
+// GateRun is one `patchkit gate` run.
+type GateRun struct{ Run[Gate] }
 
 // Command implements Result.
 func (GateRun) Command() string { return "gate" }
-
-// JSON implements JSONer.
-func (r GateRun) JSON() any { return jsonItems(r.Results, r.Single) }
 
 func (r GateRun) clean() Result {
 	for i := range r.Results {
 		r.Results[i].Upstream.URL = Redact(r.Results[i].Upstream.URL)
 	}
 	return r
-}
-
-// RenderGate writes gate results in format f (Export of a GateRun).
-func RenderGate(w io.Writer, f Format, results []Gate, single bool) error {
-	return Export(w, f, GateRun{Results: results, Single: single})
 }
 
 // Text implements Texter.
@@ -378,23 +353,11 @@ type Stamp struct {
 	Stamped   []stamp.Change `json:"stamped"`
 }
 
-// StampRun is one `patchkit stamp` run: a result per image.
-type StampRun struct {
-	Results []Stamp
-	// Single says the command was given exactly one image.
-	Single bool
-}
+// StampRun is one `patchkit stamp` run.
+type StampRun struct{ Run[Stamp] }
 
 // Command implements Result.
 func (StampRun) Command() string { return "stamp" }
-
-// JSON implements JSONer.
-func (r StampRun) JSON() any { return jsonItems(r.Results, r.Single) }
-
-// RenderStamp writes stamp results in format f (Export of a StampRun).
-func RenderStamp(w io.Writer, f Format, results []Stamp, single bool) error {
-	return Export(w, f, StampRun{Results: results, Single: single})
-}
 
 // Text implements Texter.
 func (run StampRun) Text() string {

@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/patchkit/patchkit/internal/untrusted"
@@ -31,11 +30,6 @@ const (
 	KindInput = "input"
 	KindFault = "error"
 )
-
-// RenderError writes e in format f (Export): text prints nothing (the
-// plain message goes to stderr), json one object, markdown a short block,
-// github an ::error annotation, on the file and line when there are some.
-func RenderError(w io.Writer, f Format, e Error) error { return Export(w, f, e) }
 
 // Command implements Result.
 func (Error) Command() string { return "patchkit" }

@@ -118,6 +118,16 @@ func CheckFormats(command string, f Format, have ...Format) error {
 	return &diag.UsageError{Err: fmt.Errorf("%s: -o %s is not supported; use %s", command, f, list)}
 }
 
+// Run is a command's results, one per image. Single says the command was
+// given exactly one image: its JSON is then one object, else an array.
+type Run[T any] struct {
+	Results []T
+	Single  bool
+}
+
+// JSON implements JSONer.
+func (r Run[T]) JSON() any { return jsonItems(r.Results, r.Single) }
+
 // jsonItems is the JSON of a command's results, as DESIGN.md fixes it: one
 // object for one result when the command was given exactly one image
 // (single), else an array ([] for none).

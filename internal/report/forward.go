@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/patchkit/patchkit/internal/forward"
@@ -19,9 +18,6 @@ type Forward struct {
 	Forwarded string `json:"forwarded,omitempty"`
 	Changed   bool   `json:"changed,omitempty"`
 }
-
-// RenderForward renders a forward result (Export).
-func RenderForward(w io.Writer, f Format, r Forward) error { return Export(w, f, r) }
 
 // Command implements Result.
 func (Forward) Command() string { return "forward" }

@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/patchkit/patchkit/internal/adopt"
@@ -24,12 +23,6 @@ func (units InitRun) clean() Result {
 		units[i].Upstream.URL = Redact(units[i].Upstream.URL)
 	}
 	return units
-}
-
-// RenderInit writes what `patchkit init` found and wrote in format f
-// (Export of an InitRun).
-func RenderInit(w io.Writer, f Format, units []adopt.Unit) error {
-	return Export(w, f, InitRun(units))
 }
 
 func initVerb(u adopt.Unit) string {

@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/patchkit/patchkit/internal/apply"
@@ -136,11 +135,7 @@ func (o Obsolete) json() obsoleteJSON {
 }
 
 // ObsoleteRun is one `patchkit obsolete-check` run: a result per image.
-type ObsoleteRun struct {
-	Results []Obsolete
-	// Single says exactly one image was named (JSON is then one object).
-	Single bool
-}
+type ObsoleteRun struct{ Run[Obsolete] }
 
 // Command implements Result.
 func (ObsoleteRun) Command() string { return "obsolete-check" }
@@ -157,12 +152,6 @@ func (run ObsoleteRun) JSON() any {
 		items[i] = r.json()
 	}
 	return jsonItems(items, run.Single)
-}
-
-// RenderObsolete writes obsolete-check results in format f (Export of an
-// ObsoleteRun). single says whether exactly one image was named.
-func RenderObsolete(w io.Writer, f Format, results []Obsolete, single bool) error {
-	return Export(w, f, ObsoleteRun{Results: results, Single: single})
 }
 
 // refGroup is a run of consecutive refs, of the same kind, at which every

@@ -52,11 +52,6 @@ func (r Status) GitHub() string { return StatusMarkdown(r.Report) }
 // HTML implements HTMLer.
 func (r Status) HTML(w io.Writer) error { return statusHTML(w, r.Report) }
 
-// RenderStatus renders a status report (Export of a Status).
-func RenderStatus(w io.Writer, f Format, r *status.Report) error {
-	return Export(w, f, Status{r})
-}
-
 // statusJSON passes the server text of r through untrusted.
 func statusJSON(r *status.Report) *status.Report {
 	cp := *r

@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"io"
 	"path"
 	"strings"
 
@@ -54,10 +53,6 @@ type RefreshedFile struct {
 
 // Command implements Result.
 func (Upgrade) Command() string { return "upgrade" }
-
-// RenderUpgrade writes an upgrade in format f (Export); markdown is fit for
-// a pull request's body.
-func RenderUpgrade(w io.Writer, f Format, u Upgrade) error { return Export(w, f, u) }
 
 // Text implements Texter.
 func (u Upgrade) Text() string {
@@ -236,9 +231,6 @@ func (u Upgrade) Markdown() string {
 
 // Command implements Result.
 func (Refresh) Command() string { return "refresh" }
-
-// RenderRefresh writes a refresh in format f (Export).
-func RenderRefresh(w io.Writer, f Format, r Refresh) error { return Export(w, f, r) }
 
 // rewritten counts the patches refresh rewrote.
 func (r Refresh) rewritten() int {

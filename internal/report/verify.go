@@ -14,27 +14,14 @@ import (
 // passes, patch by patch, without the skips (they are counted); markdown is
 // a PR comment (VerifySummary); github is one annotation per failed or
 // warning check, on the patch file and line.
-type VerifyRun struct {
-	Results []verify.Result
-	// Single says the command was given exactly one image (JSON: one
-	// object, else an array).
-	Single bool
-}
+type VerifyRun struct{ Run[verify.Result] }
 
 // Command implements Result.
 func (VerifyRun) Command() string { return "verify" }
 
-// JSON implements JSONer.
-func (r VerifyRun) JSON() any { return jsonItems(r.Results, r.Single) }
-
 func (r VerifyRun) clean() Result {
 	r.Results = cleanVerify(r.Results)
 	return r
-}
-
-// RenderVerify writes verify results in format f (Export of a VerifyRun).
-func RenderVerify(w io.Writer, f Format, results []verify.Result, single bool) error {
-	return Export(w, f, VerifyRun{Results: results, Single: single})
 }
 
 func cleanVerify(in []verify.Result) []verify.Result {
@@ -123,7 +110,7 @@ var statusIcon = map[string]string{
 // the details of multi-line messages in collapsed blocks, and the counts.
 // It is the -o markdown output and the GitHub step summary.
 func VerifySummary(w io.Writer, results []verify.Result) error {
-	return Export(w, Markdown, VerifyRun{Results: results})
+	return Export(w, Markdown, VerifyRun{Run[verify.Result]{Results: results}})
 }
 
 // Markdown implements Markdowner (VerifySummary).
