@@ -119,6 +119,9 @@ func goldenCases() []struct {
 		}},
 		{"upgrade", func(w *bytes.Buffer, f Format) error { return RenderUpgrade(w, f, up) }},
 		{"upgrade-ok", func(w *bytes.Buffer, f Format) error { return RenderUpgrade(w, f, upOK) }},
+		{"uptodate", func(w *bytes.Buffer, f Format) error {
+			return Export(w, f, UpToDate{Image: "x", Message: `no newer upstream release than v1.1.0 matching "v*"`})
+		}},
 		{"refresh", func(w *bytes.Buffer, f Format) error {
 			return RenderRefresh(w, f, Refresh{Image: "x", Ref: "v1.0.0", Patches: []RefreshedFile{{File: "patches/x/0001-a.diff", Changed: true}, {File: "patches/x/0002-b.diff"}}})
 		}},

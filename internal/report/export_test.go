@@ -70,7 +70,7 @@ func TestCheckFormats(t *testing.T) {
 func TestEveryResultHasEveryFormat(t *testing.T) {
 	all := []Format{Text, JSON, Markdown, GitHub}
 	results := []Result{ApplyRun{}, ObsoleteRun{}, BuildRun{}, GateRun{}, StampRun{}, VerifyRun{}, Backport{},
-		Upgrade{}, Refresh{}, Forward{}, InitRun{}, Error{}, Status{}}
+		Upgrade{}, UpToDate{}, Refresh{}, Forward{}, InitRun{}, Error{}, Status{}}
 	for _, r := range results {
 		want := all
 		if _, ok := r.(Status); ok {

@@ -296,3 +296,40 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // upCell is one line of text for a markdown table cell or heading.
 func upCell(s string) string { return mdText(untrusted.Unticked(oneLine(s))) }
+
+// UpToDate is an upgrade with nothing to do: no release newer than the
+// pin. Its JSON is {"image","ok":true,"upToDate":true,"message"}.
+type UpToDate struct {
+	// Image is the image, or the chart unit's directory.
+	Image string
+	// Message says why: "no newer upstream release than v1.1.0 matching ...".
+	Message string
+}
+
+// Command implements Result.
+func (UpToDate) Command() string { return "upgrade" }
+
+// JSON implements JSONer.
+func (u UpToDate) JSON() any {
+	return struct {
+		Image    string `json:"image"`
+		OK       bool   `json:"ok"`
+		UpToDate bool   `json:"upToDate"`
+		Message  string `json:"message"`
+	}{u.Image, true, true, Redact(u.Message)}
+}
+
+// Text implements Texter.
+func (u UpToDate) Text() string { return Redact(u.Image + ": " + u.Message + "\n") }
+
+// Markdown implements Markdowner.
+func (u UpToDate) Markdown() string {
+	return fmt.Sprintf("## patchkit upgrade: %s is up to date\n\n%s.\n", upCell(u.Image), upCell(u.Message))
+}
+
+// GitHub implements GitHubber.
+func (u UpToDate) GitHub() string {
+	var b strings.Builder
+	annotate(&b, "notice", "", 0, "patchkit upgrade", ghEscape(u.Image+": "+u.Message))
+	return b.String()
+}

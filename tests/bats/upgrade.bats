@@ -40,6 +40,11 @@ setup() {
   run pk upgrade greeter
   assert_success
   assert_output --partial "no newer upstream release"
+  # up to date is JSON too with -o json
+  run pk upgrade greeter -o json
+  assert_success
+  run json_get '[j.image, j.ok, j.upToDate, j.message.startsWith("no newer upstream release")].join(" ")' <<<"$output"
+  assert_output "greeter true true true"
 }
 
 @test "upgrade -o json: the pin, the fates and the gate" {

@@ -27,8 +27,7 @@ func upgradeChart(ctx context.Context, f *cmdutil.Factory, env pipeline.Env, for
 	fe := chart.NewFetcher(env.Root, env.CacheDir, env.Offline)
 	up, want, err := fe.PlanUpgrade(ctx, u, opts.To)
 	if errors.Is(err, chart.ErrNoNewer) {
-		fmt.Fprintf(f.IO.Out, "%s: %s\n", u.Dir, err)
-		return nil
+		return report.Export(f.IO.Out, format, report.UpToDate{Image: u.Dir, Message: err.Error()})
 	}
 	if err != nil {
 		return err
