@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -73,5 +74,54 @@ func TestOneOutputFilter(t *testing.T) {
 			}
 			return true
 		})
+	}
+}
+
+// filterEscape is a zero-width space or ESC spelled as a regular
+// expression spells it, in a raw string.
+var filterEscape = regexp.MustCompile(`(?i)\\(x1b|033|u001b|x\{1b\}|u200b|x\{200b\})`)
+
+// TestNoFilterOutsideUntrusted: no package but internal/untrusted holds the
+// makings of a neutraliser of server text: a zero-width space (breaking
+// "::", "@" or "://") or a terminal escape (ESC, to strip what a server
+// sent). git's sideband lines go through untrusted.Sideband.
+func TestNoFilterOutsideUntrusted(t *testing.T) {
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	files := 0
+	err = filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || d.Name() == "untrusted") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			return err
+		}
+		files++
+		rel, _ := filepath.Rel(root, path)
+		ast.Inspect(f, func(n ast.Node) bool {
+			if lit, ok := n.(*ast.BasicLit); ok {
+				if s, err := strconv.Unquote(lit.Value); err == nil && (strings.ContainsAny(s, "\u200b\x1b") || filterEscape.MatchString(s)) {
+					t.Errorf("internal/%s: %s is the making of an output filter: it belongs to internal/untrusted", filepath.ToSlash(rel), lit.Value)
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files < 100 {
+		t.Fatalf("read %d Go files under internal/: the walk is broken", files)
 	}
 }

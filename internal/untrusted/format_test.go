@@ -30,3 +30,25 @@ func TestFormatEscapes(t *testing.T) {
 		}
 	}
 }
+
+func TestSideband(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"remote: Counting objects: 50% (1/2)\x1b[K", "remote: Counting objects: 50% (1/2)"},
+		{"remote: \x1b[31mdenied\x1b[0m\a\x7f", "remote: denied"},
+		{"cut \xe2\x82 here\ttab \ufffd", "cut  here\ttab "},
+	}
+	for _, tt := range tests {
+		if got := Sideband(tt.in); got != tt.want {
+			t.Errorf("Sideband(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestHide(t *testing.T) {
+	if got := Hide("GET https://x/?t=abc failed: abc", "abc"); got != "GET https://x/?t=*** failed: ***" {
+		t.Errorf("Hide = %q", got)
+	}
+	if got := Hide("abc", ""); got != "abc" {
+		t.Errorf("Hide of no secret = %q", got)
+	}
+}
