@@ -1,5 +1,7 @@
 // Package report renders every stage's result as text, json, markdown or
-// GitHub annotations. Stages return data; only this package formats it.
+// GitHub annotations. Stages return data; only this package formats it,
+// through one exporter (Export), and every escape of server text it needs
+// is internal/untrusted's.
 package report
 
 import (
