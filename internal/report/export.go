@@ -40,9 +40,12 @@ type JSONer interface{ JSON() any }
 type cleaner interface{ clean() Result }
 
 // Export writes r in format f: JSON with two-space indents and no HTML
-// escaping, the others as r renders them, each in one write. A format r does
-// not have is a usage error (exit 2) that names those it has.
+// escaping, the others as r renders them, each in one write ("" is text). A
+// format r does not have is a usage error (exit 2) that names those it has.
 func Export(w io.Writer, f Format, r Result) error {
+	if f == "" {
+		f = Text // as ParseFormat reads no -o
+	}
 	if err := CheckFormat(f, r); err != nil {
 		return err
 	}
