@@ -70,3 +70,30 @@ func RenderRefresh(w io.Writer, f Format, r Refresh) error { return Export(w, f,
 func RenderVerify(w io.Writer, f Format, results []verify.Result, single bool) error {
 	return Export(w, f, VerifyRun{Run[verify.Result]{results, single}})
 }
+
+// everyFormat is a result that renders each of -o's four formats.
+type everyFormat interface {
+	Result
+	Texter
+	Markdowner
+	GitHubber
+}
+
+// Every command's result renders every format: none falls back to another.
+var (
+	_ everyFormat = ApplyRun{}
+	_ everyFormat = ObsoleteRun{}
+	_ everyFormat = BuildRun{}
+	_ everyFormat = GateRun{}
+	_ everyFormat = StampRun{}
+	_ everyFormat = VerifyRun{}
+	_ everyFormat = Backport{}
+	_ everyFormat = Upgrade{}
+	_ everyFormat = UpToDate{}
+	_ everyFormat = Refresh{}
+	_ everyFormat = Forward{}
+	_ everyFormat = InitRun{}
+	_ everyFormat = Error{}
+	_ everyFormat = Status{}
+	_ HTMLer      = Status{}
+)
