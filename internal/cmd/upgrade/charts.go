@@ -19,11 +19,15 @@ import (
 // pin. A series that does not apply at the target is a finding (exit 1)
 // and writes nothing.
 func upgradeChart(ctx context.Context, f *cmdutil.Factory, env pipeline.Env, format report.Format, u *chart.Unit, opts *Options) error {
+	// A chart unit's upgrade prints text or json: any other -o is refused
+	// before anything is fetched.
+	if err := report.CheckFormats("upgrade of a chart unit", format, report.Text, report.JSON); err != nil {
+		return err
+	}
 	fe := chart.NewFetcher(env.Root, env.CacheDir, env.Offline)
 	up, want, err := fe.PlanUpgrade(ctx, u, opts.To)
 	if errors.Is(err, chart.ErrNoNewer) {
-		fmt.Fprintf(f.IO.Out, "%s: %s\n", u.Dir, err)
-		return nil
+		return report.Export(f.IO.Out, format, report.UpToDate{Image: u.Dir, Message: err.Error()})
 	}
 	if err != nil {
 		return err

@@ -132,8 +132,7 @@ func run(ctx context.Context, opts *Options) error {
 	}
 	to, err := upgradestage.Target(im.Cache, im.Spec, opts.To)
 	if errors.Is(err, upgradestage.ErrUpToDate) {
-		fmt.Fprintf(f.IO.Out, "%s: %s\n", opts.Image, err)
-		return nil
+		return report.Export(f.IO.Out, format, report.UpToDate{Image: opts.Image, Message: err.Error()})
 	}
 	if err != nil {
 		return &diag.InputError{File: im.Spec.File, Key: "upstream.releases", Msg: "choosing the release", Err: err}
