@@ -82,6 +82,24 @@ func TestInitChartsThenVerify(t *testing.T) {
 		t.Fatalf("verify after init: exit %d, %d results\n%+v\n%s", code, len(res), res, errOut)
 	}
 
+	// Warm: the chart cache holds every archive, so neither a second run
+	// nor an --offline one asks the Helm repository or the asset server.
+	served := m.Helm.Requests() + m.Assets.Requests()
+	if code, res, errOut := verify(); code != 0 || len(res) != 4 {
+		t.Fatalf("warm verify: exit %d, %d results\n%s", code, len(res), errOut)
+	}
+	code, out, errOut = run(t, "verify", "--root", m.Root, "--cache-dir", cache, "--offline")
+	if code != 0 || strings.Count(out, ": ok (") != 4 {
+		t.Fatalf("verify --offline, warm: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if n := m.Helm.Requests() + m.Assets.Requests() - served; n != 0 {
+		t.Errorf("warm verify runs made %d requests, want 0", n)
+	}
+	cold := []string{"verify", "--root", m.Root, "--cache-dir", filepath.Join(t.TempDir(), "cold"), "--offline", "packages/system/reloader/charts/reloader"}
+	if code, out, errOut := run(t, cold...); code != 2 || !strings.Contains(errOut, "is not in the chart cache") {
+		t.Errorf("verify --offline, cold: exit %d, want 2 naming the chart cache\n%s\n%s", code, out, errOut)
+	}
+
 	// obsolete-check on the chart units: the releases after each pin.
 	code, out, errOut = run(t, "obsolete-check", "--root", m.Root, "--cache-dir", cache, "-o", "json")
 	var obs []struct {
