@@ -54,6 +54,15 @@ func upgradeChart(ctx context.Context, f *cmdutil.Factory, env pipeline.Env, for
 		for _, p := range up.Pins {
 			fmt.Fprintf(f.IO.Out, "  pin: %s\n", p)
 		}
+		for _, d := range up.Dropped {
+			fmt.Fprintf(f.IO.Out, "  dropped: %s (%s)\n", d.File, d.Evidence)
+		}
+		if len(up.Edited) > 0 {
+			fmt.Fprintf(f.IO.Out, "  edited: %s\n", strings.Join(up.Edited, ", "))
+		}
+		for _, a := range up.Also {
+			fmt.Fprintf(f.IO.Out, "  also: %s\n", a)
+		}
 	}
 	if len(up.Problems) > 0 {
 		return diag.ErrFindings
