@@ -205,3 +205,45 @@ func TestUpgradeChartUnit(t *testing.T) {
 		t.Fatalf("verify after upgrade: exit %d\n%s\n%s", code, out, errOut)
 	}
 }
+
+// TestUpgradeChartDropsLanded: through the CLI, a chart release that
+// carries the reloader's patch drops it (the file, the spec entry, the
+// Makefile line), names the image unit built from the chart's old
+// appVersion, and verify passes after; a second upgrade says up to date.
+func TestUpgradeChartDropsLanded(t *testing.T) {
+	reg := imagetest.StartRegistry(t)
+	m := charttest.NewMonorepo(t, reg.Addr)
+	t.Setenv("GIT_CONFIG_GLOBAL", m.GitConfig)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	cache := filepath.Join(t.TempDir(), "cache")
+	if code, out, errOut := run(t, "init", "--root", m.Root); code != 0 {
+		t.Fatalf("init: exit %d\n%s\n%s", code, out, errOut)
+	}
+	charttest.WriteFiles(t, m.Root, map[string]string{
+		"packages/system/reloader/images/reloader/patchkit.yaml": "upstream: {url: https://github.com/stakater/Reloader, ref: v1.3.0}\npatches: patches\nimage: {repository: reloader, tag: v1.3.0}\n",
+		"packages/system/reloader/images/reloader/patches/.keep": "",
+	})
+	carried := charttest.ChartFiles("reloader", "2.2.0", "v1.3.2")
+	carried["templates/deployment.yaml"] = strings.Replace(carried["templates/deployment.yaml"], "          livenessProbe:", "          startupProbe:\n            httpGet:\n              path: /healthz\n              port: 8080\n          livenessProbe:", 1)
+	m.Helm.Add(t, "reloader", "2.2.0", charttest.Tgz(t, "reloader", carried))
+	unit := "packages/system/reloader/charts/reloader"
+	code, out, errOut := run(t, "upgrade", "--root", m.Root, "--cache-dir", cache, unit)
+	for _, want := range []string{
+		"moved " + charttest.ReloaderVersion + " -> 2.2.0",
+		"  dropped: packages/system/reloader/patches/deployment-startup-probe.diff (2.2.0 carries it: it reverse-applies there)\n",
+		"  also: image unit packages/system/reloader/images/reloader is built from v1.3.0, the chart's appVersion v1.3.0: move it and carry its series with `patchkit upgrade packages/system/reloader/images/reloader --to v1.3.2`\n",
+	} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Fatalf("upgrade: exit %d, want %q in\n%s\n%s", code, want, out, errOut)
+		}
+	}
+	if _, err := os.Stat(m.Pkg("reloader", "patches/deployment-startup-probe.diff")); !os.IsNotExist(err) {
+		t.Errorf("the dropped patch is still there (%v)", err)
+	}
+	if code, out, errOut := run(t, "verify", "--root", m.Root, "--cache-dir", cache, unit); code != 0 {
+		t.Fatalf("verify after upgrade: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if code, out, _ := run(t, "upgrade", "--root", m.Root, "--cache-dir", cache, unit); code != 0 || !strings.Contains(out, "no newer upstream release") {
+		t.Errorf("second upgrade: exit %d\n%s", code, out)
+	}
+}
