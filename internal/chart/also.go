@@ -25,7 +25,7 @@ import (
 //
 // oldApp and newApp are the chart's appVersion before and after ("" when
 // it has none).
-func (f *Fetcher) alsoNames(u *Unit, pin, to, oldApp, newApp string) ([]string, error) {
+func (f *Fetcher) alsoNames(u *Unit, pin, to, oldApp, newApp string, skip map[int]bool) ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
 	note := func(su spec.Unit, ref, old, new, what string) {
@@ -91,7 +91,7 @@ func (f *Fetcher) alsoNames(u *Unit, pin, to, oldApp, newApp string) ([]string, 
 		}
 	}
 	for i, l := range strings.Split(string(data), "\n") {
-		if i+1 == pinLine {
+		if i+1 == pinLine || skip[i+1] {
 			continue
 		}
 		for j, re := range res {
@@ -102,6 +102,63 @@ func (f *Fetcher) alsoNames(u *Unit, pin, to, oldApp, newApp string) ([]string, 
 		}
 	}
 	return out, nil
+}
+
+// reFetchLine is a recipe line that fetches an upstream.
+var reFetchLine = regexp.MustCompile(`^\t.*(helm\s+pull|curl\s|wget\s|oci://)`)
+
+// recipeLiteral plans moving a pin the package Makefile writes as a literal
+// in its fetch line (`helm pull ... --version 0.3.0`), which the spec's
+// literal version copies: each recipe line that fetches and names the old
+// version gets the new one. It returns the edits and the lines (1-based).
+func recipeLiteral(root string, u *Unit, pin, to string) ([]fileEdit, map[int]bool, []string, error) {
+	if u.Version.Value == "" {
+		return nil, nil, nil, nil
+	}
+	mk := path.Join(u.Base, "Makefile")
+	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(mk)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	re := regexp.MustCompile(`(^|[^0-9A-Za-z.+-])(v?)` + regexp.QuoteMeta(trimV(pin)) + `($|[^0-9A-Za-z.+-])`)
+	var edits []fileEdit
+	var pins []string
+	lines := map[int]bool{}
+	for i, l := range strings.Split(string(data), "\n") {
+		l = strings.TrimRight(l, "\r")
+		if !reFetchLine.MatchString(l) || !re.MatchString(l) {
+			continue
+		}
+		old := l
+		moved := re.ReplaceAllStringFunc(l, func(m string) string {
+			sub := re.FindStringSubmatch(m) // the line's spelling (with or without v) is kept
+			return sub[1] + sub[2] + trimV(to) + sub[3]
+		})
+		lines[i+1] = true
+		pins = append(pins, fmt.Sprintf("%s:%d (the recipe's literal)", mk, i+1))
+		edits = append(edits, fileEdit{File: mk, Transform: func(data []byte) ([]byte, error) { return replaceLine(data, old, moved) }})
+	}
+	return edits, lines, pins, nil
+}
+
+// replaceLine replaces the one line of data equal to old with new.
+func replaceLine(data []byte, old, new string) ([]byte, error) {
+	ls := strings.SplitAfter(string(data), "\n")
+	hit := 0
+	for i, l := range ls {
+		body := strings.TrimRight(l, "\r\n")
+		if body == old {
+			ls[i] = new + l[len(body):]
+			hit++
+		}
+	}
+	if hit != 1 {
+		return nil, fmt.Errorf("the line %q is there %d times", old, hit)
+	}
+	return []byte(strings.Join(ls, "")), nil
 }
 
 // makefileVarLine is the line (1-based) that assigns name in a Makefile.

@@ -27,7 +27,8 @@ type carried struct {
 	Edited  []string  `json:"edited"`  // the other files changed (spec, Makefile) or deleted (dropped patches)
 	Also    []string  `json:"also"`    // other places that name the old version, which upgrade does not move
 
-	edits []fileEdit
+	edits      []fileEdit
+	recipePins []string // a pin the Makefile's fetch line writes as a literal, moved too
 }
 
 // planCarried plans what upgrading u from pin to to does beyond the
@@ -59,7 +60,19 @@ func (f *Fetcher) planCarried(u *Unit, pin, to string, dropped []int, want Files
 			newApp = m.AppVersion
 		}
 	}
-	also, err := f.alsoNames(u, pin, to, oldApp, newApp)
+	recipe, skip, pins, err := recipeLiteral(f.root, u, pin, to)
+	if err != nil {
+		return c, nil, err
+	}
+	c.edits = append(c.edits, recipe...)
+	c.recipePins = pins
+	for _, e := range recipe {
+		if !seen[e.File] {
+			seen[e.File] = true
+			c.Edited = append(c.Edited, e.File)
+		}
+	}
+	also, err := f.alsoNames(u, pin, to, oldApp, newApp, skip)
 	if err != nil {
 		return c, nil, err
 	}

@@ -107,6 +107,7 @@ func (f *Fetcher) WriteUpgrade(u *Unit, up *Upgrade, want Files) error {
 	default:
 		up.Pins = append(up.Pins, fmt.Sprintf("%s (re-vendored)", chartYAMLPath(f.root, u.Dir)))
 	}
+	up.Pins = append(up.Pins, up.recipePins...)
 	if err := tree.WriteAtomic(filepath.Join(f.root, filepath.FromSlash(u.Dir)), m, nil); err != nil {
 		return err
 	}
