@@ -127,6 +127,11 @@ func TestInitChartsThenVerify(t *testing.T) {
 	if seen["packages/system/reloader/charts/reloader"] != charttest.ReloaderNext || seen["packages/system/robotlb/charts/robotlb"] != charttest.RobotlbNext {
 		t.Errorf("obsolete-check refs = %v, want the Helm and OCI releases after the pins", seen)
 	}
+	// --offline: the same report, from the listings and archives the chart cache kept.
+	served = m.Helm.Requests()
+	if code, off, errOut := run(t, "obsolete-check", "--root", m.Root, "--cache-dir", cache, "--offline", "-o", "json"); code != 0 || off != out || m.Helm.Requests() != served {
+		t.Errorf("obsolete-check --offline: exit %d, %d requests, same report %v\n%s\n%s", code, m.Helm.Requests()-served, off == out, off, errOut)
+	}
 
 	for _, tc := range []struct {
 		name, unit, cause, names string
