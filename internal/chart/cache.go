@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/patchkit/patchkit/internal/upstream"
 )
@@ -119,8 +120,26 @@ func validDigest(d string) bool {
 	return err == nil
 }
 
-// put stores data as what source serves at version: the blob, then the entry.
+// staleTemp is how old a temporary cache file must be before a run takes
+// it for a killed writer's and removes it (a younger one may be another
+// run's, still writing).
+const staleTemp = 10 * time.Minute
+
+// sweepTemps removes the stale temporary files of dir.
+func sweepTemps(dir string) {
+	tmps, _ := filepath.Glob(filepath.Join(dir, ".tmp-*"))
+	for _, t := range tmps {
+		if info, err := os.Lstat(t); err == nil && info.Mode().IsRegular() && time.Since(info.ModTime()) > staleTemp {
+			os.Remove(t)
+		}
+	}
+}
+
+// put stores data as what source serves at version: the blob, then the
+// entry. A killed writer's stale temporary files are removed on the way.
 func (c *chartCache) put(key, source, version string, data []byte) error {
+	sweepTemps(filepath.Join(c.dir, "blobs"))
+	sweepTemps(filepath.Join(c.dir, "entries"))
 	d := digestOf(data)
 	bp := c.blobPath(d)
 	if old, err := os.ReadFile(bp); err != nil || digestOf(old) != d {

@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/patchkit/patchkit/internal/upstream"
 )
@@ -88,9 +89,23 @@ func TestChartCacheKilledWrite(t *testing.T) {
 			if !errors.Is(err, ErrOffline) || errors.Is(err, upstream.ErrCacheDamaged) {
 				t.Fatalf("offline Fetch after the kill: %v; want not cached", err)
 			}
+			// The killed writer's file, once old enough, is removed by the
+			// next write; a fresh one (another run's, still writing) is kept.
+			old := time.Now().Add(-2 * staleTemp)
+			if err := os.Chtimes(tmps[0], old, old); err != nil {
+				t.Fatal(err)
+			}
+			fresh := filepath.Join(cache, "charts", stop, ".tmp-other-run")
+			os.WriteFile(fresh, []byte("half"), 0o644)
 			got, err := NewFetcher(t.TempDir(), cache, false).Fetch(ctx, u, "1.0.0")
 			if err != nil || !reflect.DeepEqual(got, fx.files[KindURL]) {
 				t.Fatalf("online Fetch after the kill: %v %v", err, fileNames(got))
+			}
+			if _, err := os.Stat(tmps[0]); !os.IsNotExist(err) {
+				t.Errorf("the killed writer's temporary file survived: %v", err)
+			}
+			if _, err := os.Stat(fresh); err != nil {
+				t.Errorf("a fresh temporary file was removed: %v", err)
 			}
 			if _, err := NewFetcher(t.TempDir(), cache, true).Fetch(ctx, u, "1.0.0"); err != nil {
 				t.Fatalf("offline Fetch once fetched again: %v", err)
