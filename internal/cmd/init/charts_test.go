@@ -252,3 +252,53 @@ func TestUpgradeChartDropsLanded(t *testing.T) {
 		t.Errorf("second upgrade: exit %d\n%s", code, out)
 	}
 }
+
+// TestUpgradeChartThenImage: the kube-ovn chart unit is linked to the
+// image unit built from the same upstream. Upgrading the chart to 1.15.11
+// names the image unit with the command that moves its pin; that command
+// moves the Dockerfile's TAG (and the chart's appVersion, already there),
+// after which both units verify at 1.15.11.
+func TestUpgradeChartThenImage(t *testing.T) {
+	reg := imagetest.StartRegistry(t)
+	m := charttest.NewMonorepo(t, reg.Addr)
+	t.Setenv("GIT_CONFIG_GLOBAL", m.GitConfig)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	cache := filepath.Join(t.TempDir(), "cache")
+	charttest.WriteFiles(t, m.Root, map[string]string{
+		"packages/system/kubeovn/images/kubeovn/patchkit.yaml": "upstream:\n  url: https://github.com/kubeovn/kube-ovn\n  ref:\n    dockerfile-arg: TAG\n" +
+			"  versions:\n    - file: ../../charts/kube-ovn/Chart.yaml\n      key: .appVersion\n      spelling: bare\npatches: ./patches\n",
+		"packages/system/kubeovn/images/kubeovn/patches/.keep": "",
+	})
+	if code, out, errOut := run(t, "init", "--root", m.Root); code != 0 {
+		t.Fatalf("init: exit %d\n%s\n%s", code, out, errOut)
+	}
+	next := charttest.ChartFiles("kube-ovn", "v1.15.11", "1.15.11")
+	next["templates/ovn-CR.yaml"] = "kind: ClusterRole\nrules:\n  - apiGroups: [\"kubeovn.io\"]\n    resources: [\"vpcs\", \"subnets\"] # 1.15.11\n"
+	next["values.yaml"] = charttest.ChartFiles("kube-ovn", "v"+charttest.KubeovnVersion, charttest.KubeovnVersion)["values.yaml"] // the mtu patch's context
+	for p, c := range next {
+		m.GitRepo.Write("charts/kube-ovn/"+p, c)
+	}
+	m.GitRepo.Commit("release v1.15.11")
+	m.GitRepo.Tag("v1.15.11")
+
+	chartDir, imageDir := "packages/system/kubeovn/charts/kube-ovn", "packages/system/kubeovn/images/kubeovn"
+	code, out, errOut := run(t, "upgrade", "--root", m.Root, "--cache-dir", cache, chartDir)
+	also := "  also: image unit " + imageDir + " is built from v1.15.10, the chart's version 1.15.10: move it and carry its series with `patchkit upgrade " + imageDir + " --to v1.15.11`\n"
+	if code != 0 || !strings.Contains(out, "moved 1.15.10 -> 1.15.11") || !strings.Contains(out, also) {
+		t.Fatalf("chart upgrade: exit %d, want %q in\n%s\n%s", code, also, out, errOut)
+	}
+	if code, out, errOut := run(t, "upgrade", "--root", m.Root, "--cache-dir", cache, imageDir, "--to", "v1.15.11"); code != 0 {
+		t.Fatalf("image upgrade: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if b, _ := os.ReadFile(m.Pkg("kubeovn", "images/kubeovn/Dockerfile")); !strings.Contains(string(b), "ARG TAG=v1.15.11\n") {
+		t.Errorf("Dockerfile after the image upgrade:\n%s", b)
+	}
+	code, out, errOut = run(t, "verify", "--root", m.Root, "--cache-dir", cache, chartDir, "-o", "json")
+	if code != 0 || !strings.Contains(out, `"check": "chart-pin"`) || strings.Contains(out, `"status": "warn"`) {
+		t.Errorf("verify of the chart after both upgrades: exit %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, errOut = run(t, "verify", "--root", m.Root, "--cache-dir", cache, imageDir)
+	if code != 0 || !strings.Contains(out, "pass versions         packages/system/kubeovn/charts/kube-ovn/Chart.yaml:4 holds 1.15.11 (.appVersion)") {
+		t.Errorf("verify of the image after both upgrades: exit %d\n%s\n%s", code, out, errOut)
+	}
+}
