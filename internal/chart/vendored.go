@@ -268,7 +268,7 @@ func (f *Fetcher) vendored(ctx context.Context, u *Unit, pin string) (Check, err
 		hv, uv := chartVersionOf(have), chartVersionOf(up)
 		if hv != "" && uv != "" && hv != uv {
 			c.Cause = CauseUpstream
-			c.Message = fmt.Sprintf("%s: the vendored %s/Chart.yaml is version %s, the pin %s (%s) is version %s: re-vendor it with the Makefile's update target", CauseUpstream, u.Dir, hv, pin, u.URL(), uv)
+			c.Message = fmt.Sprintf("%s: the vendored %s/Chart.yaml is version %s, the pin %s (%s) is version %s: re-vendor it with the Makefile's update target, or with patchkit upgrade %s --to %s", CauseUpstream, u.Dir, hv, pin, u.URL(), uv, u.Dir, pin)
 		} else {
 			c.Cause = CauseHand
 			c.Message = fmt.Sprintf("%s: %s differs from %s plus its series", CauseHand, u.Dir, src)

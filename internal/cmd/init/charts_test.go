@@ -302,3 +302,32 @@ func TestUpgradeChartThenImage(t *testing.T) {
 		t.Errorf("verify of the image after both upgrades: exit %d\n%s\n%s", code, out, errOut)
 	}
 }
+
+// TestRevendorWithUpgrade: CHART_VERSION raised by hand without
+// re-vendoring fails verify, which names the upgrade that re-vendors it;
+// running it makes verify pass.
+func TestRevendorWithUpgrade(t *testing.T) {
+	reg := imagetest.StartRegistry(t)
+	m := charttest.NewMonorepo(t, reg.Addr)
+	t.Setenv("GIT_CONFIG_GLOBAL", m.GitConfig)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	cache := filepath.Join(t.TempDir(), "cache")
+	if code, out, errOut := run(t, "init", "--root", m.Root); code != 0 {
+		t.Fatalf("init: exit %d\n%s\n%s", code, out, errOut)
+	}
+	p := m.Pkg("reloader", "Makefile")
+	b, _ := os.ReadFile(p)
+	os.WriteFile(p, []byte(strings.Replace(string(b), "CHART_VERSION="+charttest.ReloaderVersion, "CHART_VERSION="+charttest.ReloaderNext, 1)), 0o644)
+	unit := "packages/system/reloader/charts/reloader"
+	hint := "patchkit upgrade " + unit + " --to " + charttest.ReloaderNext
+	if code, out, _ := run(t, "verify", "--root", m.Root, "--cache-dir", cache, unit); code != 1 || !strings.Contains(out, hint) {
+		t.Fatalf("verify: exit %d, want 1 naming %q\n%s", code, hint, out)
+	}
+	args := append(strings.Fields(hint)[1:], "--root", m.Root, "--cache-dir", cache)
+	if code, out, errOut := run(t, args...); code != 0 {
+		t.Fatalf("%s: exit %d\n%s\n%s", hint, code, out, errOut)
+	}
+	if code, out, errOut := run(t, "verify", "--root", m.Root, "--cache-dir", cache, unit); code != 0 {
+		t.Fatalf("verify after the upgrade: exit %d\n%s\n%s", code, out, errOut)
+	}
+}
