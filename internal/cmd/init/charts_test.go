@@ -324,7 +324,7 @@ func TestRevendorWithUpgrade(t *testing.T) {
 		t.Fatalf("verify: exit %d, want 1 naming %q\n%s", code, hint, out)
 	}
 	args := append(strings.Fields(hint)[1:], "--root", m.Root, "--cache-dir", cache)
-	if code, out, errOut := run(t, args...); code != 0 {
+	if code, out, errOut := run(t, args...); code != 0 || !strings.Contains(out, unit+": re-vendored at "+charttest.ReloaderNext+"\n") {
 		t.Fatalf("%s: exit %d\n%s\n%s", hint, code, out, errOut)
 	}
 	if code, out, errOut := run(t, "verify", "--root", m.Root, "--cache-dir", cache, unit); code != 0 {

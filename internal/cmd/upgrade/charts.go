@@ -44,7 +44,15 @@ func upgradeChart(ctx context.Context, f *cmdutil.Factory, env pipeline.Env, for
 		if up.Written {
 			verb = "moved"
 		}
-		fmt.Fprintf(f.IO.Out, "%s: %s %s -> %s\n", u.Dir, verb, up.From, up.To)
+		if up.From == up.To { // the pin moved by hand: the directory follows it
+			verb = "would re-vendor at"
+			if up.Written {
+				verb = "re-vendored at"
+			}
+			fmt.Fprintf(f.IO.Out, "%s: %s %s\n", u.Dir, verb, up.To)
+		} else {
+			fmt.Fprintf(f.IO.Out, "%s: %s %s -> %s\n", u.Dir, verb, up.From, up.To)
+		}
 		for _, p := range up.Problems {
 			fmt.Fprintf(f.IO.Out, "  the series does not apply: %s\n", p)
 		}
