@@ -21,6 +21,8 @@ type Upgrade struct {
 	Files    []string `json:"files"`    // vendored files that change
 	Pins     []string `json:"pins"`     // the pin sources moved, file:line
 	Written  bool     `json:"written"`
+
+	carried // the patches dropped, the other files edited, what else names the version
 }
 
 // ErrNoNewer: no release after the pin (a deliberate skip, not a failure).
@@ -46,11 +48,15 @@ func (f *Fetcher) PlanUpgrade(ctx context.Context, u *Unit, to string) (*Upgrade
 		to = vs[len(vs)-1]
 	}
 	up := &Upgrade{Unit: u.Dir, From: pin, To: to}
-	want, problems, _, err := f.Expected(ctx, u, to)
+	want, problems, dropped, _, err := f.expected(ctx, u, to, true)
 	if err != nil {
 		return nil, nil, err
 	}
-	up.Problems = problems
+	c, dropProblems, err := f.planCarried(u, pin, to, dropped, want)
+	if err != nil {
+		return nil, nil, err
+	}
+	up.Problems, up.carried = append(problems, dropProblems...), c
 	have, err := ReadDir(f.root, u.Dir)
 	if err != nil {
 		return nil, nil, err
@@ -101,6 +107,7 @@ func (f *Fetcher) WriteUpgrade(u *Unit, up *Upgrade, want Files) error {
 	default:
 		up.Pins = append(up.Pins, fmt.Sprintf("%s (re-vendored)", chartYAMLPath(f.root, u.Dir)))
 	}
+	up.Pins = append(up.Pins, up.recipePins...)
 	if err := tree.WriteAtomic(filepath.Join(f.root, filepath.FromSlash(u.Dir)), m, nil); err != nil {
 		return err
 	}
@@ -118,6 +125,9 @@ func (f *Fetcher) WriteUpgrade(u *Unit, up *Upgrade, want Files) error {
 			os.Remove(tmp)
 			return err
 		}
+	}
+	if err := writeEdits(f.root, up.edits); err != nil {
+		return err
 	}
 	up.Written = true
 	return nil
