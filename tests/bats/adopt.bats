@@ -106,12 +106,16 @@ UNITS="kubeovn piraeus-server linstor-csi kilo kamaji"
   assert_success
   assert_output --partial "unknown provenance"
   d=sha256:$(printf '%064d' 7)
+  # The package is a Helm chart: the stamp record must stay out of it.
+  printf 'apiVersion: v2\nname: kamaji\nversion: 0.1.0\n' >"$ROOT/packages/system/kamaji/Chart.yaml"
   REGISTRY=ghcr.io/o IMAGE_TAG=v1.2.3 run pkm stamp kamaji --digest "$d"
   assert_success
   run cat "$ROOT/packages/system/kamaji/values.yaml"
   assert_line "    - --migrate-image=ghcr.io/o/kamaji:v1.2.3@$d"
   assert_line "    repository: ghcr.io/o/kamaji"
-  [ -s "$ROOT/packages/system/kamaji/.patchkit-stamps.json" ]
+  [ ! -e "$ROOT/packages/system/kamaji/.patchkit-stamps.json" ]
+  run grep -c '"file": "kamaji/values.yaml"' "$ROOT/packages/system/.patchkit-stamps.json"
+  assert_output 3
   run pkm verify kamaji
   assert_success
   refute_output --partial "unknown provenance"
