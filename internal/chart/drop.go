@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/patchkit/patchkit/internal/txn"
 )
 
 // Dropped is a patch of the series that upgrade drops: the new release
@@ -320,36 +322,68 @@ func seriesPatches(doc *yaml.Node, dir, base string) (*yaml.Node, *yaml.Node) {
 	return nil, nil
 }
 
-// writeEdits applies edits in order: each transform on the file as it is
-// now (written through a temporary file and a rename), each deletion.
-func writeEdits(root string, edits []fileEdit) error {
+// addEdits adds the pin (pinData for pinFile, when set) and the edits to
+// set: each file is read once, as the transaction's "read" content, and its
+// edits are applied to it in order, so a pin move and a recipe line removed
+// from one Makefile combine. A deleted file that is already gone is left.
+func addEdits(root string, set *txn.Set, pinFile string, pinData []byte, edits []fileEdit) error {
+	type pending struct{ read, data []byte }
+	files := map[string]*pending{}
+	var order []string
+	load := func(rel string) (*pending, error) {
+		if p, ok := files[rel]; ok {
+			return p, nil
+		}
+		read, absent, err := txn.Snapshot(root, rel)
+		if err != nil {
+			return nil, err
+		}
+		if absent {
+			return nil, nil
+		}
+		p := &pending{read: read, data: read}
+		files[rel] = p
+		order = append(order, rel)
+		return p, nil
+	}
+	if pinFile != "" {
+		p, err := load(pinFile)
+		if err != nil {
+			return err
+		}
+		if p == nil {
+			return fmt.Errorf("%s: %w", pinFile, fs.ErrNotExist)
+		}
+		p.data = pinData
+	}
+	deleted := map[string]bool{}
 	for _, e := range edits {
-		full := filepath.Join(root, filepath.FromSlash(e.File))
+		p, err := load(e.File)
+		if err != nil {
+			return err
+		}
 		if e.Delete {
-			if err := os.Remove(full); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return err
+			if p != nil {
+				deleted[e.File] = true
 			}
 			continue
 		}
-		data, err := os.ReadFile(full)
-		if err != nil {
-			return err
+		if p == nil {
+			return fmt.Errorf("%s: %w", e.File, fs.ErrNotExist)
 		}
-		out, err := e.Transform(data)
+		out, err := e.Transform(p.data)
 		if err != nil {
 			return fmt.Errorf("%s: %w", e.File, err)
 		}
-		info, err := os.Stat(full)
-		if err != nil {
-			return err
-		}
-		tmp := full + ".patchkit-tmp"
-		if err := os.WriteFile(tmp, out, info.Mode().Perm()); err != nil {
-			return err
-		}
-		if err := os.Rename(tmp, full); err != nil {
-			os.Remove(tmp)
-			return err
+		p.data = out
+	}
+	for _, rel := range order {
+		p := files[rel]
+		switch {
+		case deleted[rel]:
+			set.Delete(rel, p.read)
+		case !bytes.Equal(p.data, p.read):
+			set.Write(rel, p.data, p.read)
 		}
 	}
 	return nil

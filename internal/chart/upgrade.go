@@ -4,11 +4,12 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
 
-	"github.com/patchkit/patchkit/internal/tree"
+	"github.com/patchkit/patchkit/internal/txn"
 )
 
 // Upgrade is the plan (and, once written, the record) of moving a chart
@@ -72,17 +73,23 @@ func (f *Fetcher) PlanUpgrade(ctx context.Context, u *Unit, to string) (*Upgrade
 	return up, want, nil
 }
 
-// WriteUpgrade writes a plan without problems: the vendored directory
-// replaced atomically, then the pin moved (a Makefile variable, or the
-// spec's literal; a pin read from the vendored Chart.yaml moves with it).
+// WriteUpgrade is WriteUpgradeContext with no cancellation and no notice
+// while it waits for the repository lock.
 func (f *Fetcher) WriteUpgrade(u *Unit, up *Upgrade, want Files) error {
+	return f.WriteUpgradeContext(context.Background(), u, up, want, txn.Options{})
+}
+
+// WriteUpgradeContext writes a plan without problems as one transaction
+// (txn: under the repository lock, through a journal the next run
+// completes or undoes, refused when a file changed since it was read): the
+// vendored directory's files created, rewritten (mode and owner kept) or
+// deleted to match want, and the pin moved (a Makefile variable, or the
+// spec's literal; a pin read from the vendored Chart.yaml moves with it).
+func (f *Fetcher) WriteUpgradeContext(ctx context.Context, u *Unit, up *Upgrade, want Files, o txn.Options) error {
 	if len(up.Problems) > 0 {
 		return fmt.Errorf("%s: the series does not apply at %s: nothing written", u.Dir, up.To)
 	}
-	m := tree.Map{}
-	for p, b := range want {
-		m[p] = &tree.File{Mode: tree.Regular, Data: b}
-	}
+	set := txn.New(f.root)
 	// Plan the pin edit before writing anything.
 	var pinFile string
 	var pinData []byte
@@ -108,26 +115,34 @@ func (f *Fetcher) WriteUpgrade(u *Unit, up *Upgrade, want Files) error {
 		up.Pins = append(up.Pins, fmt.Sprintf("%s (re-vendored)", chartYAMLPath(f.root, u.Dir)))
 	}
 	up.Pins = append(up.Pins, up.recipePins...)
-	if err := tree.WriteAtomic(filepath.Join(f.root, filepath.FromSlash(u.Dir)), m, nil); err != nil {
+	have, err := ReadDir(f.root, u.Dir)
+	if err != nil {
 		return err
 	}
-	if pinFile != "" {
-		full := filepath.Join(f.root, filepath.FromSlash(pinFile))
-		tmp := full + ".patchkit-tmp"
-		info, err := os.Stat(full)
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(tmp, pinData, info.Mode().Perm()); err != nil {
-			return err
-		}
-		if err := os.Rename(tmp, full); err != nil {
-			os.Remove(tmp)
-			return err
+	for _, p := range Diff(want, have) {
+		rel := path.Join(u.Dir, p)
+		old, had := have[p]
+		data, keep := want[p]
+		switch {
+		case !keep:
+			set.Delete(rel, old)
+		case !had:
+			if err := os.MkdirAll(filepath.Join(f.root, filepath.FromSlash(path.Dir(rel))), 0o755); err != nil {
+				return err
+			}
+			set.Create(rel, data)
+		default:
+			set.Write(rel, data, old)
 		}
 	}
-	if err := writeEdits(f.root, up.edits); err != nil {
+	// The pin and the planned edits (a dropped patch's file, its series
+	// entry and recipe line; a literal pin in the recipe) join the same
+	// transaction: each file read once, its edits applied in order.
+	if err := addEdits(f.root, set, pinFile, pinData, up.edits); err != nil {
 		return err
+	}
+	if _, err := set.Commit(ctx, o); err != nil {
+		return txn.Explain(err)
 	}
 	up.Written = true
 	return nil

@@ -118,10 +118,14 @@ type Change struct {
 // Nothing is written until Write, which takes each file's lock and redoes
 // the edit on the file as it then is.
 type Plan struct {
-	Changes  []Change
-	spec     *spec.Spec
-	value    Value
-	files    []*file
+	Changes []Change
+	spec    *spec.Spec
+	value   Value
+	files   []*file
+	// Waiting is called once when another patchkit holds the repository
+	// lock that Write takes.
+	Waiting  func()
+	root     string          // the root, as given
 	realRoot string          // the root, symlinks resolved
 	started  time.Time       // when Write began; older temporary files are stale
 	ctx      context.Context // WriteContext's, for the lock waits
@@ -154,7 +158,7 @@ func Prepare(root string, s *spec.Spec, v Value) (*Plan, error) {
 	if v.By == "" {
 		v.By = ByStamp
 	}
-	p := &Plan{spec: s, value: v}
+	p := &Plan{spec: s, value: v, root: root}
 	if rr, err := filepath.EvalSymlinks(root); err == nil {
 		p.realRoot = rr
 	}

@@ -37,7 +37,7 @@ func runAll(ctx context.Context, opts *Options) error {
 		var out report.Apply
 		err := func() error {
 			if !opts.Check {
-				if err := target.check(); err != nil {
+				if err := target.Check(); err != nil {
 					return err
 				}
 			}

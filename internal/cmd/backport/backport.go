@@ -18,6 +18,7 @@ import (
 	"github.com/patchkit/patchkit/internal/report"
 	"github.com/patchkit/patchkit/internal/series"
 	"github.com/patchkit/patchkit/internal/spec"
+	"github.com/patchkit/patchkit/internal/txn"
 )
 
 // Options are the flags and dependencies of `patchkit backport`.
@@ -81,6 +82,10 @@ func run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	dir := filepath.Join(root, filepath.FromSlash(s.Patches))
+	listed, err := backportstage.ListPatches(dir) // the write is refused if this changes
+	if err != nil {
+		return err
+	}
 	var existing []*series.Patch
 	if _, err := os.Stat(dir); err == nil {
 		if existing, err = series.Load(dir, s.Patches, pipeline.SeriesOptions(s)...); err != nil {
@@ -140,7 +145,7 @@ func run(ctx context.Context, opts *Options) error {
 	// A diff that does not apply is written for the user to refresh; a
 	// reference cannot be refreshed, so it is written only if it applies.
 	if out.Applies || !opts.Reference {
-		if err := plan.Write(dir); err != nil {
+		if err := plan.WriteRepo(ctx, root, listed, txn.Options{Waiting: cmdutil.LockNotice(f.IO)}); err != nil {
 			if errors.Is(err, backportstage.ErrBadRequest) {
 				return &cmdutil.UsageError{Err: err}
 			}
