@@ -29,9 +29,9 @@ func SetAppliedUpstream(p *series.Patch, tag string) ([]byte, bool, error) {
 		return nil, false, fmt.Errorf("%s: invalid Applied-Upstream value %q", p.Path, tag)
 	}
 	if p.Header.AppliedUpstream == tag {
-		return p.Raw, false, nil
+		return p.Bytes(), false, nil
 	}
-	lines := series.SplitKeep(string(p.Raw))
+	lines := series.SplitKeep(string(p.Bytes()))
 	nHead := min(p.Header.Lines, len(lines))
 	var at, drop int // replace lines[at:at+drop] with the field
 	key := AppliedUpstreamKey
@@ -109,13 +109,10 @@ func WriteAppliedUpstream(file string, p *series.Patch, tag string) (changed boo
 	if err != nil {
 		return false, fmt.Errorf("writing %s: %w", p.Path, err)
 	}
-	onDisk := p.Raw
-	if ref := p.Reference; ref != nil && ref.FileSize > 0 && ref.FileSize <= len(p.Raw) {
-		// A materialized reference: the file holds only the header; the
-		// commit's diff after it came from the upstream and is not written.
-		onDisk = p.Raw[:ref.FileSize]
-		out = out[:len(out)-(len(p.Raw)-ref.FileSize)]
-	}
+	// A materialized reference: the file holds only the header; the commit's
+	// diff after it came from the upstream and is not written.
+	onDisk := p.FileBytes()
+	out = out[:len(out)-(len(p.Bytes())-len(onDisk))]
 	if !bytes.Equal(cur, onDisk) {
 		return false, fmt.Errorf("writing %s: the file changed since it was read; run again", p.Path)
 	}
@@ -208,12 +205,9 @@ func WriteHeaders(ctx context.Context, root string, rep *Report, o txn.Options) 
 		if !changed {
 			continue
 		}
-		onDisk := p.Patch.Raw
-		if ref := p.Patch.Reference; ref != nil && ref.FileSize > 0 && ref.FileSize <= len(p.Patch.Raw) {
-			// A materialized reference: the file holds only the header.
-			onDisk = p.Patch.Raw[:ref.FileSize]
-			data = data[:len(data)-(len(p.Patch.Raw)-ref.FileSize)]
-		}
+		// A materialized reference: the file holds only the header.
+		onDisk := p.Patch.FileBytes()
+		data = data[:len(data)-(len(p.Patch.Bytes())-len(onDisk))]
 		set.Write(p.Patch.Path, data, onDisk)
 		out = append(out, Written{File: p.File, AppliedUpstream: p.ObsoletedBy, Previous: p.Patch.Header.AppliedUpstream})
 	}

@@ -25,9 +25,9 @@ func SetField(p *Patch, key, value string) ([]byte, bool, error) {
 		}
 	}
 	if existing != nil && existing.Value == value {
-		return p.Raw, false, nil
+		return p.Bytes(), false, nil
 	}
-	lines := strings.SplitAfter(string(p.Raw), "\n")
+	lines := strings.SplitAfter(string(p.raw), "\n")
 	nHead := min(p.Header.Lines, len(lines))
 	eolOf := func(i int) string {
 		if i >= 0 && i < len(lines) && strings.HasSuffix(lines[i], "\r\n") {

@@ -9,6 +9,7 @@ import (
 	"github.com/patchkit/patchkit/internal/apply"
 	"github.com/patchkit/patchkit/internal/gomod"
 	"github.com/patchkit/patchkit/internal/obsolete"
+	"github.com/patchkit/patchkit/internal/refresh"
 	"github.com/patchkit/patchkit/internal/series"
 	"github.com/patchkit/patchkit/internal/spec"
 	"github.com/patchkit/patchkit/internal/tree"
@@ -225,17 +226,17 @@ type walker struct {
 
 func (w *walker) carry(p *series.Patch, v obsolete.Result) (PatchFate, *Write, error) {
 	fate := PatchFate{File: p.Path, Status: v.Status, Tests: p.Header.Tests, Reference: p.Reference != nil}
-	paths := touched(p)
+	paths := refresh.Touched(p)
 	base, err := tree.ReadAll(w.old, paths)
 	if err != nil {
 		return fate, nil, err
 	}
 	if r := w.old.Apply(p); r.Status != apply.StatusApplied {
-		return fate, nil, &NotApplyingError{Patch: p, Result: r}
+		return fate, nil, &refresh.NotApplyingError{Patch: p, Result: r}
 	}
 	if v.Status == obsolete.StatusPresent || v.Status == obsolete.StatusSuperseded {
 		fate.Fate, fate.Commit, fate.Subject, fate.Evidence = FateDropped, v.Commit, v.Subject, v.Evidence
-		return fate, &Write{Path: p.Path, Delete: true, Prior: fileBytes(p)}, nil
+		return fate, &Write{Path: p.Path, Delete: true, Prior: p.FileBytes()}, nil
 	}
 	// A bump that still applies as it is keeps its lines (they hold the new
 	// ref's versions, so nothing goes down); the others are re-expressed.
@@ -244,17 +245,17 @@ func (w *walker) carry(p *series.Patch, v obsolete.Result) (PatchFate, *Write, e
 			return derefFate(f, fate), write, err
 		}
 	}
-	text, r, err := applyAndRender(w.cur, p)
+	text, r, err := refresh.Render(w.cur, p)
 	if err != nil {
 		return fate, nil, err
 	}
 	if r.Status == apply.StatusApplied {
-		if string(text) == string(fileBytes(p)) {
+		if string(text) == string(p.FileBytes()) {
 			fate.Fate, fate.Evidence = FateKept, "applies at "+w.describe(r)+"; already canonical"
 			return fate, nil, nil
 		}
 		fate.Fate, fate.Evidence = FateRefreshed, "applies at "+w.describe(r)+"; rewritten at the new line numbers"
-		return fate, &Write{Path: p.Path, Data: text, Prior: fileBytes(p)}, nil
+		return fate, &Write{Path: p.Path, Data: text, Prior: p.FileBytes()}, nil
 	}
 	theirs, err := tree.ReadAll(w.old, paths)
 	if err != nil {
@@ -286,13 +287,13 @@ func (w *walker) merge(p *series.Patch, fate PatchFate, r apply.PatchResult, bas
 	if p.Reference != nil || hasVerbatim(p) {
 		return conflictFate(applyConflicts(r), "does not apply, and a reference, binary or rename diff cannot be merged")
 	}
-	ours, err := tree.ReadAll(w.cur, touched(p))
+	ours, err := tree.ReadAll(w.cur, refresh.Touched(p))
 	if err != nil {
 		return fate, nil, err
 	}
 	var files []series.FileChange
 	var cs []Conflict
-	for _, path := range touched(p) {
+	for _, path := range refresh.Touched(p) {
 		merged, c := mergeFile(path, base[path], ours[path], theirs[path])
 		cs = append(cs, c...)
 		files = append(files, series.FileChange{Path: path, Old: ours[path], New: merged})
@@ -305,13 +306,13 @@ func (w *walker) merge(p *series.Patch, fate PatchFate, r apply.PatchResult, bas
 	if err != nil {
 		// A merge that leaves nothing to change: upstream has it all.
 		fate.Fate, fate.Evidence = FateDropped, "the three-way merge leaves nothing to change: the new ref has the change"
-		return fate, &Write{Path: p.Path, Delete: true, Prior: fileBytes(p)}, nil
+		return fate, &Write{Path: p.Path, Delete: true, Prior: p.FileBytes()}, nil
 	}
 	if r2 := w.cur.Apply(np); r2.Status != apply.StatusApplied {
 		return fate, nil, fmt.Errorf("%s: the merged patch does not apply: %s", p.Path, r2.Errors[0].Message)
 	}
 	fate.Fate, fate.Evidence = FateMerged, "did not apply; rebased by a clean three-way merge (pin as base, new ref as ours, patched pin as theirs)"
-	return fate, &Write{Path: p.Path, Data: text, Prior: fileBytes(p)}, nil
+	return fate, &Write{Path: p.Path, Data: text, Prior: p.FileBytes()}, nil
 }
 
 func hasVerbatim(p *series.Patch) bool {

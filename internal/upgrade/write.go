@@ -68,7 +68,7 @@ func Depends(set *txn.Set, root string, s *spec.Spec, patches []*series.Patch, s
 	for _, p := range patches {
 		names = append(names, p.Name)
 		if !skip[p.Path] {
-			set.Expect(p.Path, fileBytes(p))
+			set.Expect(p.Path, p.FileBytes())
 		}
 	}
 	set.ExpectDir(s.Patches, names, isPatchName)
