@@ -94,7 +94,7 @@ func writeConflictText(b *strings.Builder, c upgrade.Conflict) {
 	for _, l := range c.Expected {
 		fmt.Fprintf(b, "        expected | %s\n", l)
 	}
-	for _, l := range c.Found {
+	for _, l := range c.Actual {
 		fmt.Fprintf(b, "        found    | %s\n", l)
 	}
 }
@@ -169,7 +169,7 @@ func upgradeMarkdown(w io.Writer, u Upgrade) error {
 			for _, l := range c.Expected {
 				fmt.Fprintf(&b, "- %s\n", l)
 			}
-			for _, l := range c.Found {
+			for _, l := range c.Actual {
 				fmt.Fprintf(&b, "+ %s\n", l)
 			}
 			b.WriteString("```\n(- expected, + found)\n")

@@ -2,6 +2,7 @@ package upgrade
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -54,16 +55,40 @@ type Input struct {
 	Root string
 }
 
-// Conflict is one hunk that does not apply at the new ref, or one region the
-// three-way merge could not resolve.
-type Conflict struct {
-	Path string `json:"path"`
-	// Hunk is the hunk header, or "" for a merge region.
-	Hunk     string   `json:"hunk,omitempty"`
-	Line     int      `json:"line,omitempty"`
-	Expected []string `json:"expected"`
-	Found    []string `json:"found"`
-	Message  string   `json:"message,omitempty"`
+// Conflict is one hunk that does not apply at the new ref (apply's record of
+// a failed hunk, Kind conflict and the like), or one region the three-way
+// merge could not resolve (Kind KindMerge: Hunk is "", Line the region's
+// first line in the pin's file, Expected the patched lines and Actual the new
+// ref's). It is apply.Problem itself; Conflicts spells it in upgrade's JSON.
+type Conflict = apply.Problem
+
+// KindMerge is the Kind of a Conflict the three-way merge found.
+const KindMerge = "merge"
+
+// Conflicts are a patch's conflicts. Their JSON is upgrade's (and forward's)
+// documented shape, older than the one model: {"path", "hunk"?, "line"?,
+// "expected", "found", "message"?}, where "found" is apply's "actual" and
+// apply's "kind", "file" and "nearLine" are left out (docs/upgrade.md).
+type Conflicts []Conflict
+
+// MarshalJSON writes upgrade's spelling of each conflict.
+func (cs Conflicts) MarshalJSON() ([]byte, error) {
+	if cs == nil {
+		return []byte("null"), nil
+	}
+	type conflictJSON struct {
+		Path     string   `json:"path"`
+		Hunk     string   `json:"hunk,omitempty"`
+		Line     int      `json:"line,omitempty"`
+		Expected []string `json:"expected"`
+		Found    []string `json:"found"`
+		Message  string   `json:"message,omitempty"`
+	}
+	out := make([]conflictJSON, len(cs))
+	for i, c := range cs {
+		out[i] = conflictJSON{Path: c.Path, Hunk: c.Hunk, Line: c.Line, Expected: c.Expected, Found: c.Actual, Message: c.Message}
+	}
+	return json.Marshal(out)
 }
 
 // PatchFate is what the upgrade does with one patch.
@@ -80,7 +105,7 @@ type PatchFate struct {
 	// Tests are the tests the patch owns (Test:).
 	Tests []string `json:"tests,omitempty"`
 	// Conflicts are shown for a conflict.
-	Conflicts []Conflict `json:"conflicts,omitempty"`
+	Conflicts Conflicts `json:"conflicts,omitempty"`
 	// Reference marks a reference file.
 	Reference bool `json:"reference,omitempty"`
 	// Raised and Covered are, for a re-expressed dependency bump (fate
@@ -280,7 +305,7 @@ func (w *walker) describe(r apply.PatchResult) string {
 // merge rebases p with a three-way merge of each file it changes; r is why
 // it did not apply.
 func (w *walker) merge(p *series.Patch, fate PatchFate, r apply.PatchResult, base, theirs map[string]*tree.File) (PatchFate, *Write, error) {
-	conflictFate := func(cs []Conflict, why string) (PatchFate, *Write, error) {
+	conflictFate := func(cs Conflicts, why string) (PatchFate, *Write, error) {
 		fate.Fate, fate.Conflicts, fate.Evidence = FateConflict, cs, why
 		return fate, nil, nil
 	}
@@ -292,9 +317,9 @@ func (w *walker) merge(p *series.Patch, fate PatchFate, r apply.PatchResult, bas
 		return fate, nil, err
 	}
 	var files []series.FileChange
-	var cs []Conflict
+	var cs Conflicts
 	for _, path := range refresh.Touched(p) {
-		merged, c := mergeFile(path, base[path], ours[path], theirs[path])
+		merged, c := mergeFile(p.Path, path, base[path], ours[path], theirs[path])
 		cs = append(cs, c...)
 		files = append(files, series.FileChange{Path: path, Old: ours[path], New: merged})
 	}
@@ -324,8 +349,8 @@ func hasVerbatim(p *series.Patch) bool {
 	return false
 }
 
-// mergeFile merges one file; nil is a missing file.
-func mergeFile(path string, base, ours, theirs *tree.File) (*tree.File, []Conflict) {
+// mergeFile merges one file of the patch file patch; nil is a missing file.
+func mergeFile(patch, path string, base, ours, theirs *tree.File) (*tree.File, Conflicts) {
 	data := func(f *tree.File) []string {
 		if f == nil {
 			return nil
@@ -336,13 +361,13 @@ func mergeFile(path string, base, ours, theirs *tree.File) (*tree.File, []Confli
 	case theirs == nil && base != nil && ours != nil && string(ours.Data) == string(base.Data):
 		return nil, nil // the patch deletes it, and upstream did not touch it
 	case theirs == nil || ours == nil:
-		return ours, []Conflict{{Path: path, Message: "the patch creates or deletes the file, and the new ref changed it"}}
+		return ours, Conflicts{{Kind: KindMerge, File: patch, Path: path, Message: "the patch creates or deletes the file, and the new ref changed it"}}
 	}
 	merged, mc := Merge3(data(base), data(ours), data(theirs))
 	if len(mc) > 0 {
-		out := make([]Conflict, len(mc))
+		out := make(Conflicts, len(mc))
 		for i, c := range mc {
-			out[i] = Conflict{Path: path, Line: c.BaseLine, Expected: trimAll(c.Theirs), Found: trimAll(c.Ours),
+			out[i] = Conflict{Kind: KindMerge, File: patch, Path: path, Line: c.BaseLine, Expected: trimAll(c.Theirs), Actual: trimAll(c.Ours),
 				Message: fmt.Sprintf("merge: the patch and the new ref both change line %d of the pin onwards (expected: the patched lines, found: the new ref's)", c.BaseLine)}
 		}
 		return ours, out
@@ -354,12 +379,10 @@ func mergeFile(path string, base, ours, theirs *tree.File) (*tree.File, []Confli
 	return &tree.File{Mode: mode, Data: []byte(strings.Join(merged, ""))}, nil
 }
 
-func applyConflicts(r apply.PatchResult) []Conflict {
-	var out []Conflict
-	for _, e := range r.Errors {
-		out = append(out, Conflict{Path: e.Path, Hunk: e.Hunk, Line: e.Line, Expected: e.Expected, Found: e.Actual, Message: e.Message})
-	}
-	return out
+// applyConflicts are r's problems: apply's failed hunks are upgrade's
+// conflicts as they are.
+func applyConflicts(r apply.PatchResult) Conflicts {
+	return append(Conflicts(nil), r.Errors...)
 }
 
 func splitLines(b []byte) []string {
