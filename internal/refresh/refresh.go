@@ -124,24 +124,7 @@ func Render(st *apply.Applier, p *series.Patch) (text []byte, res apply.PatchRes
 
 // Touched lists the paths p's rendered file diffs change (all but the
 // verbatim ones: binary, rename, copy), in patch order, each once.
-func Touched(p *series.Patch) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, f := range p.Files {
-		if series.NeedsVerbatim(f) {
-			continue
-		}
-		name := f.NewName
-		if f.IsDelete {
-			name = f.OldName
-		}
-		if !seen[name] {
-			seen[name] = true
-			out = append(out, name)
-		}
-	}
-	return out
-}
+func Touched(p *series.Patch) []string { return p.Paths(series.NeedsVerbatim) }
 
 // changes lists p's file changes in patch order: verbatim file diffs as
 // written, the others from the states before and after.
@@ -153,10 +136,7 @@ func changes(p *series.Patch, before, after map[string]*tree.File) []series.File
 			out = append(out, series.FileChange{Verbatim: p.FileText(f)})
 			continue
 		}
-		name := f.NewName
-		if f.IsDelete {
-			name = f.OldName
-		}
+		name := series.ChangedPath(f)
 		if seen[name] {
 			continue
 		}

@@ -151,6 +151,33 @@ func Unchecked(path string, raw []byte, files []*gitdiff.File) *Patch {
 		HunkLine: map[*gitdiff.TextFragment]int{}, FileLine: map[*gitdiff.File]int{}}
 }
 
+// Paths lists the tree paths p's file diffs change (the new name, or the old
+// one of a deletion), in patch order, each once, leaving out the file diffs
+// skip (when not nil) says to.
+func (p *Patch) Paths(skip func(*gitdiff.File) bool) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, f := range p.Files {
+		if skip != nil && skip(f) {
+			continue
+		}
+		if name := ChangedPath(f); !seen[name] {
+			seen[name] = true
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// ChangedPath is the tree path file diff f changes: its new name, or the old
+// one when it deletes the file.
+func ChangedPath(f *gitdiff.File) string {
+	if f.IsDelete {
+		return f.OldName
+	}
+	return f.NewName
+}
+
 // Diff returns the diff part of Bytes: the bytes after the header. The slice
 // shares the Patch's memory, has no spare capacity and must not be modified.
 func (p *Patch) Diff() []byte {

@@ -36,6 +36,9 @@ func SetField(p *Patch, key, value string) ([]byte, bool, error) {
 		return "\n"
 	}
 	at, drop, eol := nHead, 0, eolOf(nHead-1)
+	if at == 0 {
+		eol = eolOf(0) // no header: the first diff line's
+	}
 	switch {
 	case existing != nil:
 		at, drop, key, eol = existing.Line-1, 1+strings.Count(existing.Value, "\n"), existing.Key, eolOf(existing.Line-1)

@@ -355,7 +355,7 @@ func mergeFile(patch, path string, base, ours, theirs *tree.File) (*tree.File, C
 		if f == nil {
 			return nil
 		}
-		return splitLines(f.Data)
+		return series.SplitKeep(string(f.Data))
 	}
 	switch {
 	case theirs == nil && base != nil && ours != nil && string(ours.Data) == string(base.Data):
@@ -383,17 +383,6 @@ func mergeFile(patch, path string, base, ours, theirs *tree.File) (*tree.File, C
 // conflicts as they are.
 func applyConflicts(r apply.PatchResult) Conflicts {
 	return append(Conflicts(nil), r.Errors...)
-}
-
-func splitLines(b []byte) []string {
-	if len(b) == 0 {
-		return nil
-	}
-	out := strings.SplitAfter(string(b), "\n")
-	if out[len(out)-1] == "" {
-		out = out[:len(out)-1]
-	}
-	return out
 }
 
 func trimAll(ls []string) []string {
