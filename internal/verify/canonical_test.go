@@ -51,7 +51,17 @@ func TestCanonicalCheck(t *testing.T) {
 			if tt.other != "" {
 				files["patches/img/0002-two.diff"] = tt.other
 			}
-			res := verifyFiles(t, root, files)
+			for p, s := range files {
+				full := filepath.Join(root, p)
+				os.MkdirAll(filepath.Dir(full), 0o755)
+				if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			res, err := Image(context.Background(), pipeline.Env{Root: root, CacheDir: t.TempDir()}, "img")
+			if err != nil {
+				t.Fatalf("Image() = %v", err)
+			}
 			got := ""
 			for _, c := range res.Checks {
 				if c.Check == CheckCanonical && strings.HasSuffix(c.Patch, "0001-one.diff") {
@@ -75,22 +85,11 @@ func TestCanonicalCheckSkipsBackports(t *testing.T) {
 	up.Write("a.txt", "a\nB\n")
 	fix := up.Commit("fix")
 	text := "Subject: fix\nOrigin: upstream, " + fix + "\n\n" + up.Show(fix)
-	res := verifyFiles(t, t.TempDir(), map[string]string{
+	root := t.TempDir()
+	for p, s := range map[string]string{
 		"images/img/patchkit.yaml":  "upstream:\n  url: " + up.URL() + "\n  ref: v1.0.0\npatches: patches/img\n",
 		"patches/img/0001-fix.diff": text,
-	})
-	for _, c := range res.Checks {
-		if c.Check == CheckCanonical && c.Status != StatusSkip {
-			t.Errorf("canonical check on a backport = %s: %s, want skip", c.Status, c.Message)
-		}
-	}
-}
-
-// verifyFiles writes files (path under root to content) and verifies image
-// img there.
-func verifyFiles(t *testing.T, root string, files map[string]string) *Result {
-	t.Helper()
-	for p, s := range files {
+	} {
 		full := filepath.Join(root, p)
 		os.MkdirAll(filepath.Dir(full), 0o755)
 		if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
@@ -101,5 +100,9 @@ func verifyFiles(t *testing.T, root string, files map[string]string) *Result {
 	if err != nil {
 		t.Fatalf("Image() = %v", err)
 	}
-	return res
+	for _, c := range res.Checks {
+		if c.Check == CheckCanonical && c.Status != StatusSkip {
+			t.Errorf("canonical check on a backport = %s: %s, want skip", c.Status, c.Message)
+		}
+	}
 }
