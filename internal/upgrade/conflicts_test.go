@@ -1,32 +1,66 @@
 package upgrade
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
 
 	"github.com/patchkit/patchkit/internal/apply"
 )
 
+// conflictBefore is upgrade's conflict as it was before apply.Problem became
+// the one model: the JSON Conflicts must keep writing.
+type conflictBefore struct {
+	Path     string   `json:"path"`
+	Hunk     string   `json:"hunk,omitempty"`
+	Line     int      `json:"line,omitempty"`
+	Expected []string `json:"expected"`
+	Found    []string `json:"found"`
+	Message  string   `json:"message,omitempty"`
+}
+
+type fateBefore struct {
+	File      string           `json:"file"`
+	Conflicts []conflictBefore `json:"conflicts,omitempty"`
+}
+
+type fateNow struct {
+	File      string    `json:"file"`
+	Conflicts Conflicts `json:"conflicts,omitempty"`
+}
+
 // TestConflictsJSON: a failed hunk is apply's record; upgrade's JSON keeps
-// its documented spelling: "found" for apply's "actual", and none of apply's
-// kind, file and nearLine. A merge region has "expected" and "found" even
-// when they are empty (null), as before the one model.
+// its documented spelling byte for byte ("found" for apply's "actual", none
+// of apply's kind, file and nearLine, "expected" and "found" null when
+// empty), whether the encoder escapes HTML or not.
 func TestConflictsJSON(t *testing.T) {
-	p := apply.Problem{Kind: apply.KindConflict, File: "patches/a/0001.diff", Line: 7, Path: "f.go",
-		Message: "hunk #1 does not apply", Hunk: "@@ -1,3 +1,3 @@", Expected: []string{"a"}, Actual: []string{"b"}, NearLine: 4}
-	fate := PatchFate{File: "patches/a/0001.diff", Fate: FateConflict, Conflicts: Conflicts{p, {Kind: KindMerge, Path: "g.go", Message: "m"}}}
-	got, err := json.Marshal(fate)
-	if err != nil {
-		t.Fatal(err)
+	hunk := apply.Problem{Kind: apply.KindConflict, File: "patches/a/0001.diff", Line: 7, Path: "f.go",
+		Message: "hunk #1 does not apply: <b> & co", Hunk: "@@ -1,3 +1,3 @@", Expected: []string{"a <x>"}, Actual: []string{"b && c"}, NearLine: 4}
+	region := apply.Problem{Kind: KindMerge, File: "patches/a/0001.diff", Path: "g.go", Message: "m"}
+	before := []fateBefore{
+		{File: "a", Conflicts: []conflictBefore{
+			{Path: "f.go", Hunk: "@@ -1,3 +1,3 @@", Line: 7, Expected: []string{"a <x>"}, Found: []string{"b && c"}, Message: "hunk #1 does not apply: <b> & co"},
+			{Path: "g.go", Message: "m"},
+		}},
+		{File: "b"},
 	}
-	want := `{"file":"patches/a/0001.diff","fate":"conflict","status":"","evidence":"",` +
-		`"conflicts":[{"path":"f.go","hunk":"@@ -1,3 +1,3 @@","line":7,"expected":["a"],"found":["b"],"message":"hunk #1 does not apply"},` +
-		`{"path":"g.go","expected":null,"found":null,"message":"m"}]}`
-	if string(got) != want {
-		t.Errorf("JSON:\n%s\nwant\n%s", got, want)
+	now := []fateNow{{File: "a", Conflicts: Conflicts{hunk, region}}, {File: "b"}}
+	encode := func(v any, escape bool) string {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(escape)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(v); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
 	}
-	none, _ := json.Marshal(PatchFate{File: "x", Fate: FateKept})
-	if string(none) != `{"file":"x","fate":"kept","status":"","evidence":""}` {
-		t.Errorf("a fate without conflicts: %s", none)
+	for _, escape := range []bool{true, false} {
+		if got, want := encode(now, escape), encode(before, escape); got != want {
+			t.Errorf("escape HTML %v:\n%s\nwant\n%s", escape, got, want)
+		}
+	}
+	if got, _ := json.Marshal(PatchFate{File: "x", Fate: FateKept}); string(got) != `{"file":"x","fate":"kept","status":"","evidence":""}` {
+		t.Errorf("a fate without conflicts: %s", got)
 	}
 }

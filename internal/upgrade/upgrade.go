@@ -1,6 +1,7 @@
 package upgrade
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -88,7 +89,15 @@ func (cs Conflicts) MarshalJSON() ([]byte, error) {
 	for i, c := range cs {
 		out[i] = conflictJSON{Path: c.Path, Hunk: c.Hunk, Line: c.Line, Expected: c.Expected, Found: c.Actual, Message: c.Message}
 	}
-	return json.Marshal(out)
+	// Unescaped: the encoder that calls MarshalJSON escapes <, > and & when
+	// it is set to, as it would for the fields themselves.
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(out); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // PatchFate is what the upgrade does with one patch.
