@@ -6,41 +6,37 @@ import (
 	"testing"
 )
 
-func TestSetArg(t *testing.T) {
-	tests := []struct{ name, in, want string }{
-		{"quoted", "FROM x\nARG TAG=\"v1.0.0\"\nRUN echo $TAG\n", "FROM x\nARG TAG=\"v1.1.0\"\nRUN echo $TAG\n"},
-		{"bare", "ARG OTHER=1\narg TAG=v1.0.0 \n", "ARG OTHER=1\narg TAG=v1.1.0 \n"},
-		{"first only", "ARG TAG=v1.0.0\nFROM y\nARG TAG=v1.0.0\n", "ARG TAG=v1.1.0\nFROM y\nARG TAG=v1.0.0\n"},
+// TestSetByName: the first ARG with a default, or the first assignment, of
+// the name moves; quotes, operator, spacing and comment stay; none is an
+// error.
+func TestSetByName(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+		set            func([]byte, string, string) ([]byte, error)
+		varName        string
+	}{
+		{"arg quoted", "FROM x\nARG TAG=\"v1.0.0\"\nRUN echo $TAG\n", "FROM x\nARG TAG=\"v1.1.0\"\nRUN echo $TAG\n", SetArg, "TAG"},
+		{"arg bare", "ARG OTHER=1\narg TAG=v1.0.0 \n", "ARG OTHER=1\narg TAG=v1.1.0 \n", SetArg, "TAG"},
+		{"arg first only", "ARG TAG=v1.0.0\nFROM y\nARG TAG=v1.0.0\n", "ARG TAG=v1.1.0\nFROM y\nARG TAG=v1.0.0\n", SetArg, "TAG"},
+		{"arg no default", "ARG TAG\n", "", SetArg, "TAG"},
+		{"var ?=", "VERSION ?= v1.0.0\nall:\n\techo $(VERSION)\n", "VERSION ?= v1.1.0\nall:\n\techo $(VERSION)\n", SetVar, "VERSION"},
+		{"var := comment", "X=1\nVERSION:=v1.0.0 # pin\n", "X=1\nVERSION:=v1.1.0 # pin\n", SetVar, "VERSION"},
+		{"var export", "export VERSION = v1.0.0\n", "export VERSION = v1.1.0\n", SetVar, "VERSION"},
+		{"var other name", "VERSIONS ?= 1\n", "", SetVar, "VERSION"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := SetArg([]byte(tt.in), "TAG", "v1.1.0")
+			got, err := tt.set([]byte(tt.in), tt.varName, "v1.1.0")
+			if tt.want == "" {
+				if err == nil {
+					t.Errorf("= %q, want an error", got)
+				}
+				return
+			}
 			if err != nil || string(got) != tt.want {
-				t.Errorf("SetArg() = %q, %v, want %q", got, err, tt.want)
+				t.Errorf("= %q, %v, want %q", got, err, tt.want)
 			}
 		})
-	}
-	if _, err := SetArg([]byte("ARG TAG\n"), "TAG", "x"); err == nil {
-		t.Error("SetArg(no default) = nil error")
-	}
-}
-
-func TestSetVar(t *testing.T) {
-	tests := []struct{ name, in, want string }{
-		{"?=", "VERSION ?= v1.0.0\nall:\n\techo $(VERSION)\n", "VERSION ?= v1.1.0\nall:\n\techo $(VERSION)\n"},
-		{":= comment", "X=1\nVERSION:=v1.0.0 # pin\n", "X=1\nVERSION:=v1.1.0 # pin\n"},
-		{"export", "export VERSION = v1.0.0\n", "export VERSION = v1.1.0\n"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := SetVar([]byte(tt.in), "VERSION", "v1.1.0")
-			if err != nil || string(got) != tt.want {
-				t.Errorf("SetVar() = %q, %v, want %q", got, err, tt.want)
-			}
-		})
-	}
-	if _, err := SetVar([]byte("VERSIONS ?= 1\n"), "VERSION", "x"); err == nil {
-		t.Error("SetVar(other name) = nil error")
 	}
 }
 
