@@ -67,9 +67,15 @@ func (u *unitCtx) resolve(expr string, line int) (value, error) {
 	default:
 		return value{}, fmt.Errorf("%s:%d: %q is built from several variables (%s)", u.dockerfile, line, expr, strings.Join(refs, ", "))
 	}
+	return u.resolveWrapped(expr, refs[0], line, map[string]bool{})
+}
+
+// resolveWrapped resolves variable name, the one expr refers to (on line),
+// and puts the text around the reference before and after its value.
+func (u *unitCtx) resolveWrapped(expr, name string, line int, seen map[string]bool) (value, error) {
 	marked, _ := buildfile.Expand(expr, func(string) (string, bool) { return "\x00", true })
 	prefix, suffix, _ := strings.Cut(marked, "\x00")
-	v, err := u.resolveVar(refs[0], line, map[string]bool{})
+	v, err := u.resolveVar(name, line, seen)
 	if err != nil {
 		return value{}, err
 	}
@@ -126,18 +132,7 @@ func (u *unitCtx) resolveVar(name string, line int, seen map[string]bool) (value
 	if len(refs) > 1 {
 		return value{}, fmt.Errorf("%s:%d: ARG %s=%s is built from several variables", u.dockerfile, decl.Line, name, decl.Default)
 	}
-	marked, _ := buildfile.Expand(decl.Default, func(string) (string, bool) { return "\x00", true })
-	prefix, suffix, _ := strings.Cut(marked, "\x00")
-	v, err := u.resolveVar(refs[0], decl.Line, seen)
-	if err != nil {
-		return value{}, err
-	}
-	v.Value = prefix + v.Value + suffix
-	if v.Source != nil {
-		v.Source.Prefix = prefix + v.Source.Prefix
-		v.Source.Suffix = v.Source.Suffix + suffix
-	}
-	return v, nil
+	return u.resolveWrapped(decl.Default, refs[0], decl.Line, seen)
 }
 
 // fromBuildArg reads a --build-arg NAME=$(VAR) of the Makefile: the spec

@@ -3,12 +3,11 @@ package adopt
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path"
-	"path/filepath"
 	"regexp"
 	"strings"
 
+	"github.com/patchkit/patchkit/internal/buildfile"
 	"github.com/patchkit/patchkit/internal/stamp/expr"
 )
 
@@ -39,11 +38,7 @@ func (u *unitCtx) readStamps() (stamps []stampEntry, notes []string) {
 	if u.makefile == nil || u.buildLine == 0 {
 		return nil, nil
 	}
-	raw, err := os.ReadFile(filepath.Join(u.root, filepath.FromSlash(u.makefile.File)))
-	if err != nil {
-		return nil, nil
-	}
-	end := ruleAfter(string(raw), u.buildLine)
+	end := u.makefile.RuleAfter(u.buildLine)
 	set := map[string]int{} // file + key -> index in stamps
 	for _, l := range u.makefile.Recipes {
 		if l.N > u.buildLine && l.N < end && isSedInPlace(l.Text) {
@@ -77,30 +72,9 @@ var sedInPlaceRE = regexp.MustCompile(`(^|[\s;&|(])(sed\s+(-[A-Za-z]*\s+)*-i|\$\
 // sed (sed -i, sed -i.bak, $(SED_INPLACE)).
 func isSedInPlace(text string) bool { return sedInPlaceRE.MatchString(text) }
 
-// ruleAfter is the line of the first rule (a line that is no recipe,
-// comment or continuation) after line n of a Makefile, or a line past
-// its end.
-func ruleAfter(text string, n int) int {
-	lines := strings.Split(text, "\n")
-	cont := false
-	for i, l := range lines {
-		l = strings.TrimRight(l, "\r")
-		prev := cont
-		cont = strings.HasSuffix(l, "\\")
-		if i+1 <= n || prev || strings.HasPrefix(l, "\t") {
-			continue
-		}
-		if t := strings.TrimSpace(l); t == "" || strings.HasPrefix(t, "#") {
-			continue
-		}
-		return i + 1
-	}
-	return len(lines) + 1
-}
-
 // isYqInPlace reports whether a recipe line runs yq -i (or --inplace).
 func isYqInPlace(text string) bool {
-	f := shellWords(text)
+	f := buildfile.Words(text)
 	for i, w := range f {
 		if w == "yq" {
 			for _, x := range f[i+1:] {
@@ -115,15 +89,15 @@ func isYqInPlace(text string) bool {
 
 // translate reads one `[VAR=value ...] yq -i 'PATH = RHS' FILE` line.
 func (u *unitCtx) translate(text string, done []stampEntry, set map[string]int) (stampEntry, error) {
-	words := shellWords(text)
+	words := buildfile.Words(text)
 	env := map[string]string{}
 	i := 0
 	for ; i < len(words) && words[i] != "yq"; i++ {
 		k, v, ok := strings.Cut(words[i], "=")
-		if !ok || !isName(k) {
+		if !ok || !buildfile.IsName(k) {
 			return stampEntry{}, fmt.Errorf("%q runs before yq", words[i])
 		}
-		env[k] = unquoteShell(v)
+		env[k] = buildfile.Unquote(v)
 	}
 	var exprText string
 	var files []string
@@ -136,9 +110,9 @@ func (u *unitCtx) translate(text string, done []stampEntry, set map[string]int) 
 		case strings.HasPrefix(w, "-"):
 			return stampEntry{}, fmt.Errorf("yq flag %s", w)
 		case exprText == "":
-			exprText = unquoteShell(w)
+			exprText = buildfile.Unquote(w)
 		default:
-			files = append(files, unquoteShell(w))
+			files = append(files, buildfile.Unquote(w))
 		}
 	}
 	if len(files) != 1 {
@@ -223,7 +197,7 @@ func (u *unitCtx) template(v string) (string, error) {
 			v = v[j+1:]
 			continue
 		}
-		name, rest, ok := makeRef(v)
+		name, rest, ok := buildfile.MakeRef(v)
 		if !ok {
 			return "", fmt.Errorf("the shell or make reference in %q", v)
 		}
@@ -245,22 +219,6 @@ func (u *unitCtx) template(v string) (string, error) {
 		return "", errors.New("literal {{ in the value")
 	}
 	return b.String(), nil
-}
-
-// makeRef reads $(NAME) or ${NAME} at the start of v.
-func makeRef(v string) (name, rest string, ok bool) {
-	if len(v) < 4 || (v[1] != '(' && v[1] != '{') {
-		return "", "", false
-	}
-	closer := ")"
-	if v[1] == '{' {
-		closer = "}"
-	}
-	j := strings.Index(v, closer)
-	if j < 0 || !isName(v[2:j]) {
-		return "", "", false
-	}
-	return v[2:j], v[j+1:], true
 }
 
 // matchParen returns the index of the ) that closes the ( at v[open], or -1.
@@ -286,67 +244,6 @@ func matchParen(v string, open int) int {
 		}
 	}
 	return -1
-}
-
-func isName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, r := range s {
-		if !(r == '_' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || i > 0 && r >= '0' && r <= '9') {
-			return false
-		}
-	}
-	return true
-}
-
-// shellWords splits a recipe line at blanks outside quotes and $(...),
-// keeping the quotes.
-func shellWords(s string) []string {
-	var out []string
-	var cur strings.Builder
-	inDQ, depth := false, 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '\'' && (!inDQ || depth > 0):
-			// a single-quoted part, also a nested command's inside "$(...)"
-			j := strings.IndexByte(s[i+1:], '\'')
-			if j < 0 {
-				cur.WriteString(s[i:])
-				i = len(s)
-				continue
-			}
-			cur.WriteString(s[i : i+j+2])
-			i += j + 1
-			continue
-		case c == '"' && depth == 0:
-			inDQ = !inDQ
-		case c == '(' && i > 0 && s[i-1] == '$':
-			depth++
-		case c == ')' && depth > 0:
-			depth--
-		case (c == ' ' || c == '\t') && !inDQ && depth == 0:
-			if cur.Len() > 0 {
-				out = append(out, cur.String())
-				cur.Reset()
-			}
-			continue
-		}
-		cur.WriteByte(c)
-	}
-	if cur.Len() > 0 {
-		out = append(out, cur.String())
-	}
-	return out
-}
-
-// unquoteShell removes the quotes around a whole word ("a b" or 'a b').
-func unquoteShell(w string) string {
-	if len(w) >= 2 && (w[0] == '"' || w[0] == '\'') && w[len(w)-1] == w[0] {
-		return w[1 : len(w)-1]
-	}
-	return w
 }
 
 // splitAssign splits a yq expression at its top-level `=` (not ==, |=, +=).

@@ -129,7 +129,7 @@ func (fr *fragment) counts() (pre, post int) {
 // filePatches converts the file diffs of p into the order git apply checks
 // them: the patch's order, reversed when applying in reverse.
 func filePatches(p *series.Patch, reverse bool) []*filePatch {
-	lines := &lineCursor{raw: p.Raw}
+	lines := &lineCursor{raw: p.Bytes()}
 	// git apply strips one leading directory from the names of traditional
 	// diffs (-p1), unless the first diff whose two names agree shows none.
 	strip, known := 1, false

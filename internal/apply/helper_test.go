@@ -2,7 +2,6 @@ package apply
 
 import (
 	"bytes"
-	"path"
 	"strings"
 	"testing"
 
@@ -29,14 +28,7 @@ func parsePatch(file string, raw []byte) (*series.Patch, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &series.Patch{
-		Name:     path.Base(file),
-		Path:     file,
-		Raw:      raw,
-		Files:    files,
-		HunkLine: map[*gitdiff.TextFragment]int{},
-		FileLine: map[*gitdiff.File]int{},
-	}
+	p := series.Unchecked(file, raw, files)
 	lines := strings.SplitAfter(string(raw), "\n")
 	for k, h := range fileHeaders(lines, files) {
 		if h.line > 0 {

@@ -27,7 +27,11 @@ const (
 	KindRead       = "read"       // the tree could not be read (see PatchResult.Err)
 )
 
-// Problem is one reason a patch failed.
+// Problem is one reason a patch failed: the one model of a failed hunk.
+// upgrade and forward report their conflicts as Problems too (upgrade.Conflict,
+// with their own JSON spelling), and a region upgrade's three-way merge could
+// not resolve is one of Kind upgrade.KindMerge, whose Line is the region's
+// first line in the pin's file.
 type Problem struct {
 	Kind string `json:"kind"`
 	// File is the patch file (series.Patch.Path) and Line the 1-based line in it.

@@ -95,6 +95,14 @@ func TestLayering(t *testing.T) {
 			t.Errorf("%s imports %v: it must stay a leaf", leaf, deps)
 		}
 	}
+	// verify checks a series at its pin; carrying it to another ref
+	// (upgrade) is a later step. The canonical text both compare is
+	// refresh's.
+	for _, d := range closure(g, "internal/verify") {
+		if d == "internal/upgrade" {
+			t.Errorf("internal/verify depends on %s: the canonical text is package refresh's", d)
+		}
+	}
 	// The image stage builds and publishes: it needs no renderer and no
 	// earlier stage's verdicts.
 	for _, d := range closure(g, "internal/image") {

@@ -22,7 +22,14 @@ type Line struct {
 // logicalLines joins lines ending in a backslash and drops blank lines and
 // lines whose first non-blank character is '#' (comments inside a
 // continuation are dropped too, as Docker and make do).
-func logicalLines(data []byte) []Line {
+func logicalLines(data []byte) []Line { return joinLines(data, false) }
+
+// Lines returns every logical line of data: lines ending in a backslash
+// joined with the next (the backslash replaced by a blank), a "\r" before
+// the newline dropped, comments and blank lines kept as they are.
+func Lines(data []byte) []Line { return joinLines(data, true) }
+
+func joinLines(data []byte, keep bool) []Line {
 	var out []Line
 	var cur strings.Builder
 	start := 0
@@ -32,8 +39,7 @@ func logicalLines(data []byte) []Line {
 	for sc.Scan() {
 		n++
 		raw := strings.TrimRight(sc.Text(), "\r")
-		trim := strings.TrimSpace(raw)
-		if strings.HasPrefix(trim, "#") || (trim == "" && cur.Len() == 0) {
+		if trim := strings.TrimSpace(raw); !keep && (strings.HasPrefix(trim, "#") || (trim == "" && cur.Len() == 0)) {
 			continue
 		}
 		if cur.Len() == 0 {
@@ -129,8 +135,9 @@ func trimPathErr(err error) error {
 	return err
 }
 
-// unquote drops one pair of matching quotes around s.
-func unquote(s string) string {
+// Unquote drops one pair of matching quotes around a whole word ("a b" or
+// 'a b').
+func Unquote(s string) string {
 	if len(s) >= 2 && (s[0] == '"' && s[len(s)-1] == '"' || s[0] == '\'' && s[len(s)-1] == '\'') {
 		return s[1 : len(s)-1]
 	}

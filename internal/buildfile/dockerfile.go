@@ -62,7 +62,7 @@ func (d *Dockerfile) Args() []Arg {
 		}
 		for _, tok := range fields(in.Args) {
 			name, def, has := strings.Cut(tok, "=")
-			out = append(out, Arg{Name: name, Default: unquote(def), HasDefault: has, Line: in.Line})
+			out = append(out, Arg{Name: name, Default: Unquote(def), HasDefault: has, Line: in.Line})
 		}
 	}
 	return out
@@ -165,7 +165,7 @@ func fields(s string) []string {
 func Fields(s string) []string {
 	f := fields(s)
 	for i := range f {
-		f[i] = unquote(f[i])
+		f[i] = Unquote(f[i])
 	}
 	return f
 }

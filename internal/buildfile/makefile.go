@@ -27,6 +27,9 @@ type Makefile struct {
 	// Includes are the files of include lines without make references, as
 	// written (relative to the directory make runs in).
 	Includes []string
+	// others are the lines of the logical lines that are no recipe lines
+	// (rules, assignments, directives), in order: RuleAfter.
+	others []int
 }
 
 var assignRE = regexp.MustCompile(`^(?:export\s+|override\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*(\?=|::=|:=|\+=|!=|=)\s*(.*?)\s*$`)
@@ -48,6 +51,7 @@ func ParseMakefile(data []byte, display string) *Makefile {
 			m.Recipes = append(m.Recipes, l)
 			continue
 		}
+		m.others = append(m.others, l.N)
 		if rest, ok := strings.CutPrefix(l.Text, "include "); ok || strings.HasPrefix(l.Text, "-include ") || strings.HasPrefix(l.Text, "sinclude ") {
 			if !ok {
 				_, rest, _ = strings.Cut(l.Text, " ")
@@ -187,7 +191,7 @@ func (m *Makefile) BuildArgs(dir string) (map[string]BuildArg, int) {
 				continue
 			}
 			k, v, _ := strings.Cut(kv, "=")
-			args[k] = BuildArg{Name: k, Value: unquote(v), Line: l.N}
+			args[k] = BuildArg{Name: k, Value: Unquote(v), Line: l.N}
 		}
 	}
 	return args, line

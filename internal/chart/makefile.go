@@ -1,13 +1,13 @@
 package chart
 
 import (
-	"bufio"
-	"bytes"
 	"os"
 	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/patchkit/patchkit/internal/buildfile"
 )
 
 // mkLine is one logical line of a Makefile (continuations joined).
@@ -58,7 +58,8 @@ func (m *makefile) read(root, rel string, seen map[string]bool) error {
 	}
 	m.Files = append(m.Files, rel)
 	var cur *mkRule
-	for _, l := range mkLogical(rel, data) {
+	for _, bl := range buildfile.Lines(data) {
+		l := mkLine{rel, bl.N, bl.Text}
 		if strings.HasPrefix(l.Text, "\t") {
 			if cur != nil {
 				t := strings.TrimSpace(l.Text)
@@ -172,33 +173,6 @@ func (m *makefile) rule(t string) (*mkRule, string) {
 		}
 	}
 	return nil, ""
-}
-
-func mkLogical(file string, data []byte) []mkLine {
-	var out []mkLine
-	var cur strings.Builder
-	start, n := 0, 0
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 64*1024), 4<<20)
-	for sc.Scan() {
-		n++
-		raw := strings.TrimRight(sc.Text(), "\r")
-		if cur.Len() == 0 {
-			start = n
-		}
-		if strings.HasSuffix(raw, "\\") {
-			cur.WriteString(strings.TrimSuffix(raw, "\\"))
-			cur.WriteByte(' ')
-			continue
-		}
-		cur.WriteString(raw)
-		out = append(out, mkLine{file, start, cur.String()})
-		cur.Reset()
-	}
-	if cur.Len() > 0 {
-		out = append(out, mkLine{file, start, cur.String()})
-	}
-	return out
 }
 
 // MakefileInputs are the files a package Makefile's recipes come from: the

@@ -51,9 +51,9 @@ type Result struct {
 	ToCommit string `json:"toCommit"`
 	// Fate is how it was carried: kept, refreshed, merged or conflict
 	// (upgrade's fates).
-	Fate      string             `json:"fate"`
-	Evidence  string             `json:"evidence"`
-	Conflicts []upgrade.Conflict `json:"conflicts,omitempty"`
+	Fate      string            `json:"fate"`
+	Evidence  string            `json:"evidence"`
+	Conflicts upgrade.Conflicts `json:"conflicts,omitempty"`
 	// Name is the format-patch file name (0001-<subject>.patch); Mail is its
 	// content, nil on a conflict.
 	Name string `json:"name,omitempty"`

@@ -168,8 +168,8 @@ diff --git a/vendor/modules.txt b/vendor/modules.txt
 				if len(s.Bump.Files) != 2 {
 					t.Errorf("Bump part has %d files, want go.mod and go.sum", len(s.Bump.Files))
 				}
-				if !strings.HasPrefix(string(s.Code.Raw), "Subject: bump") {
-					t.Errorf("Code part lost the header: %q", s.Code.Raw[:20])
+				if !strings.HasPrefix(string(s.Code.Bytes()), "Subject: bump") {
+					t.Errorf("Code part lost the header: %q", s.Code.Bytes()[:20])
 				}
 			}
 		})

@@ -119,7 +119,7 @@ func (g Go) Reexpress(ctx context.Context, src tree.Walker, st *apply.Applier, p
 		}
 	}
 	if s.Code != nil {
-		for _, path := range changedPaths(s.Code) {
+		for _, path := range s.Code.Paths(nil) {
 			add(path)
 		}
 	}
@@ -172,21 +172,4 @@ func (g Go) Reexpress(ctx context.Context, src tree.Walker, st *apply.Applier, p
 	}
 	out.Text = text
 	return out, nil
-}
-
-// changedPaths lists the paths p's text file diffs change, in patch order.
-func changedPaths(p *series.Patch) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, f := range p.Files {
-		name := f.NewName
-		if f.IsDelete {
-			name = f.OldName
-		}
-		if !seen[name] {
-			seen[name] = true
-			out = append(out, name)
-		}
-	}
-	return out
 }

@@ -84,7 +84,7 @@ func SplitPatch(p *series.Patch) *Split {
 	if p == nil || len(p.Files) == 0 {
 		return nil
 	}
-	lines := series.SplitKeep(string(p.Raw))
+	lines := series.SplitKeep(string(p.Bytes()))
 	head := series.SplitKeep(string(p.HeaderBytes()))
 	var bump, code []string
 	s := &Split{}

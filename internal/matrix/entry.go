@@ -1,8 +1,6 @@
 package matrix
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -10,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/patchkit/patchkit/internal/buildfile"
 	"github.com/patchkit/patchkit/internal/diag"
 	"github.com/patchkit/patchkit/internal/spec"
 )
@@ -62,12 +61,12 @@ func ReadEntry(root string, repo *spec.Repo) (*Entry, error) {
 	}
 	e.Exists = true
 	seen := map[string]int{}
-	for _, r := range recipe(data, e.Target) {
-		l, ok := parseLine(r.text, path.Dir(e.Makefile))
+	for _, r := range buildfile.Recipe(data, e.Target) {
+		l, ok := parseLine(r.Text, path.Dir(e.Makefile))
 		if !ok {
 			continue
 		}
-		l.N = r.n
+		l.N = r.N
 		id := "IMAGE=" + l.Image
 		if l.Dir != "" {
 			id = "-C " + l.Dir
@@ -98,67 +97,6 @@ func (e *Entry) BuiltBy(u spec.Unit) (Line, bool) {
 		}
 	}
 	return best, found
-}
-
-type recipeLine struct {
-	n    int
-	text string
-}
-
-// recipe returns the recipe lines of target in a Makefile, with their line
-// numbers, continuation lines joined. Blank lines and comments do not end a
-// recipe; the next rule or assignment does.
-func recipe(data []byte, target string) []recipeLine {
-	var out []recipeLine
-	in := false
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
-	var cont *recipeLine
-	for n := 1; sc.Scan(); n++ {
-		line := sc.Text()
-		if cont != nil {
-			cont.text += " " + strings.TrimSpace(strings.TrimSuffix(line, "\\"))
-			if !strings.HasSuffix(line, "\\") {
-				out, cont = append(out, *cont), nil
-			}
-			continue
-		}
-		trimmed := strings.TrimSpace(line)
-		switch {
-		case strings.HasPrefix(line, "\t"):
-			if !in {
-				continue
-			}
-			r := recipeLine{n: n, text: strings.TrimSuffix(line[1:], "\\")}
-			if strings.HasSuffix(line, "\\") {
-				cont = &r
-				continue
-			}
-			out = append(out, r)
-		case trimmed == "" || strings.HasPrefix(trimmed, "#"):
-		default:
-			in = isRule(line, target)
-		}
-	}
-	if cont != nil {
-		out = append(out, *cont)
-	}
-	return out
-}
-
-// isRule reports whether a Makefile line starts the rule of target
-// (`build:` or `build: deps`, not `build := x`).
-func isRule(line, target string) bool {
-	head, _, ok := strings.Cut(line, ":")
-	if !ok || strings.HasPrefix(line[len(head):], ":=") || strings.HasPrefix(line[len(head):], "::=") || strings.Contains(head, "=") {
-		return false
-	}
-	for _, t := range strings.Fields(head) {
-		if t == target {
-			return true
-		}
-	}
-	return false
 }
 
 // makeWords are the commands that run make.

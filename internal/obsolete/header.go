@@ -18,77 +18,13 @@ import (
 const AppliedUpstreamKey = "Applied-Upstream"
 
 // SetAppliedUpstream returns p's bytes with its Applied-Upstream header field
-// set to tag, and whether that changed anything. An existing field (with its
-// continuation lines) is replaced in place, keeping the key as written; a new
-// field goes after the last header field, or, when the header has no fields,
-// just before the first diff line. Every other byte stays as it was, and the
-// line ending follows the neighbouring line. The result is parsed again to
-// check that the header says tag and the diff is unchanged.
+// set to tag, and whether that changed anything: series.SetField, which keeps
+// every other byte and checks that the diff is unchanged.
 func SetAppliedUpstream(p *series.Patch, tag string) ([]byte, bool, error) {
 	if tag == "" || strings.ContainsAny(tag, "\r\n") {
 		return nil, false, fmt.Errorf("%s: invalid Applied-Upstream value %q", p.Path, tag)
 	}
-	if p.Header.AppliedUpstream == tag {
-		return p.Raw, false, nil
-	}
-	lines := series.SplitKeep(string(p.Raw))
-	nHead := min(p.Header.Lines, len(lines))
-	var at, drop int // replace lines[at:at+drop] with the field
-	key := AppliedUpstreamKey
-	eolOf := func(i int) string {
-		if i >= 0 && i < len(lines) && strings.HasSuffix(lines[i], "\r\n") {
-			return "\r\n"
-		}
-		return "\n"
-	}
-	eol := "\n"
-	var existing *series.Field
-	for i := range p.Header.Fields {
-		if strings.EqualFold(p.Header.Fields[i].Key, AppliedUpstreamKey) {
-			existing = &p.Header.Fields[i]
-			break
-		}
-	}
-	switch {
-	case existing != nil:
-		at = existing.Line - 1
-		drop = 1 + strings.Count(existing.Value, "\n")
-		key = existing.Key
-		eol = eolOf(at)
-	case len(p.Header.Fields) > 0:
-		last := p.Header.Fields[len(p.Header.Fields)-1]
-		at = last.Line - 1 + 1 + strings.Count(last.Value, "\n")
-		eol = eolOf(at - 1)
-	default:
-		at = nHead
-		eol = eolOf(at - 1)
-		if at == 0 {
-			eol = eolOf(0)
-		}
-	}
-	if at < 0 || at > nHead || at+drop > nHead {
-		return nil, false, fmt.Errorf("%s: cannot place the %s field in the header", p.Path, AppliedUpstreamKey)
-	}
-	var b bytes.Buffer
-	for _, l := range lines[:at] {
-		b.WriteString(l)
-	}
-	if at > 0 && !strings.HasSuffix(lines[at-1], "\n") {
-		b.WriteString(eol)
-	}
-	b.WriteString(key + ": " + tag + eol)
-	for _, l := range lines[at+drop:] {
-		b.WriteString(l)
-	}
-	out := b.Bytes()
-	np, err := series.Parse(p.Path, out)
-	if err != nil {
-		return nil, false, fmt.Errorf("%s: the patch would not parse with %s: %s: %w", p.Path, key, tag, err)
-	}
-	if np.Header.AppliedUpstream != tag || !bytes.Equal(np.Diff(), p.Diff()) {
-		return nil, false, fmt.Errorf("%s: setting %s: %s would change more than the header field", p.Path, key, tag)
-	}
-	return out, true, nil
+	return series.SetField(p, AppliedUpstreamKey, tag)
 }
 
 // WriteAppliedUpstream sets the Applied-Upstream field of the patch file at
@@ -109,13 +45,10 @@ func WriteAppliedUpstream(file string, p *series.Patch, tag string) (changed boo
 	if err != nil {
 		return false, fmt.Errorf("writing %s: %w", p.Path, err)
 	}
-	onDisk := p.Raw
-	if ref := p.Reference; ref != nil && ref.FileSize > 0 && ref.FileSize <= len(p.Raw) {
-		// A materialized reference: the file holds only the header; the
-		// commit's diff after it came from the upstream and is not written.
-		onDisk = p.Raw[:ref.FileSize]
-		out = out[:len(out)-(len(p.Raw)-ref.FileSize)]
-	}
+	// A materialized reference: the file holds only the header; the commit's
+	// diff after it came from the upstream and is not written.
+	onDisk := p.FileBytes()
+	out = out[:len(out)-(len(p.Bytes())-len(onDisk))]
 	if !bytes.Equal(cur, onDisk) {
 		return false, fmt.Errorf("writing %s: the file changed since it was read; run again", p.Path)
 	}
@@ -208,12 +141,9 @@ func WriteHeaders(ctx context.Context, root string, rep *Report, o txn.Options) 
 		if !changed {
 			continue
 		}
-		onDisk := p.Patch.Raw
-		if ref := p.Patch.Reference; ref != nil && ref.FileSize > 0 && ref.FileSize <= len(p.Patch.Raw) {
-			// A materialized reference: the file holds only the header.
-			onDisk = p.Patch.Raw[:ref.FileSize]
-			data = data[:len(data)-(len(p.Patch.Raw)-ref.FileSize)]
-		}
+		// A materialized reference: the file holds only the header.
+		onDisk := p.Patch.FileBytes()
+		data = data[:len(data)-(len(p.Patch.Bytes())-len(onDisk))]
 		set.Write(p.Patch.Path, data, onDisk)
 		out = append(out, Written{File: p.File, AppliedUpstream: p.ObsoletedBy, Previous: p.Patch.Header.AppliedUpstream})
 	}

@@ -333,7 +333,7 @@ func TestCheckOwnWay(t *testing.T) {
 	// there; and the landing commit is not the patch under another name.
 	units := splitUnits(parsePatches(t, patches)[0])
 	for k, u := range units {
-		text := string(u.patch.Raw)
+		text := string(u.patch.Bytes())
 		if k == 2 {
 			if !gitApplies(t, r, parent, text, false) || gitApplies(t, r, land, text, false) || gitApplies(t, r, land, text, true) {
 				t.Errorf("hunk 3: git does not see its region rewritten by the landing commit")

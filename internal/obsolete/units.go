@@ -22,7 +22,7 @@ type unit struct {
 // A patch of one unit gives that unit, so that its one hunk is judged by its
 // lines too.
 func splitUnits(p *series.Patch) []unit {
-	lines := series.SplitKeep(string(p.Raw))
+	lines := series.SplitKeep(string(p.Bytes()))
 	type span struct{ from, to int } // 0-based, to exclusive
 	var units []unit
 	pos := p.Header.Lines

@@ -57,8 +57,8 @@ func TestSplitUnits(t *testing.T) {
 	if strings.Join(got, " ") != want {
 		t.Errorf("splitUnits() = %q, want %q", strings.Join(got, " "), want)
 	}
-	if last := us[len(us)-1].patch; !strings.HasSuffix(string(last.Raw), "+E2\n\\ No newline at end of file\n") {
-		t.Errorf("last unit = %q, want it to end with its no-newline marker", last.Raw)
+	if last := us[len(us)-1].patch; !strings.HasSuffix(string(last.Bytes()), "+E2\n\\ No newline at end of file\n") {
+		t.Errorf("last unit = %q, want it to end with its no-newline marker", last.Bytes())
 	}
 
 	single, err := series.Parse("patches/x/0002.diff", []byte("diff --git a/n.txt b/n.txt\nnew file mode 100644\n--- /dev/null\n+++ b/n.txt\n@@ -0,0 +1 @@\n+new\n"))

@@ -54,7 +54,7 @@ func newVerdictMemo(g gitRunner, in Input) *verdictMemo {
 	for _, p := range in.Patches {
 		field(p.Name)
 		field(p.Path)
-		field(string(p.Raw))
+		field(string(p.Bytes()))
 	}
 	m.series, m.ok = b.String(), true
 	return m

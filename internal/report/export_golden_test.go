@@ -65,7 +65,7 @@ func goldenCases() []struct {
 				{File: "patches/x/0001-a.diff", Fate: upgrade.FateDropped, Status: "present", Commit: commit, Subject: "fix", Evidence: "upstream " + hostile, Tests: []string{"TestA"}},
 				{File: "patches/x/0002-b.diff", Fate: upgrade.FateKept, Status: "applies", Evidence: "applies"},
 				{File: "patches/x/0003-c.diff", Fate: upgrade.FateConflict, Status: "conflict", Evidence: "the merge conflicts",
-					Conflicts: []upgrade.Conflict{{Path: "c.txt", Hunk: "@@ -1 +1 @@", Line: 3, Expected: []string{"old " + hostile}, Found: []string{"new"}, Message: "context differs"}}},
+					Conflicts: []upgrade.Conflict{{Path: "c.txt", Hunk: "@@ -1 +1 @@", Line: 3, Expected: []string{"old " + hostile}, Actual: []string{"new"}, Message: "context differs"}}},
 			},
 		},
 		Gate:         &gate.Result{OK: false, Ran: 2, Passed: 1, Failed: 1, Message: "TestA failed: " + hostile},

@@ -128,7 +128,7 @@ func writeConflictText(b *strings.Builder, c upgrade.Conflict) {
 	for _, l := range c.Expected {
 		fmt.Fprintf(b, "        expected | %s\n", l)
 	}
-	for _, l := range c.Found {
+	for _, l := range c.Actual {
 		fmt.Fprintf(b, "        found    | %s\n", l)
 	}
 }
@@ -204,7 +204,7 @@ func (u Upgrade) Markdown() string {
 			for _, l := range c.Expected {
 				fmt.Fprintf(&b, "- %s\n", l)
 			}
-			for _, l := range c.Found {
+			for _, l := range c.Actual {
 				fmt.Fprintf(&b, "+ %s\n", l)
 			}
 			b.WriteString("```\n(- expected, + found)\n")

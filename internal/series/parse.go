@@ -35,11 +35,11 @@ import (
 // patch-id must be the pinned Patch-Id.
 //
 // Options (WithStrip, WithDirectory, WithRecount) read the diff as the
-// matching git apply flags would: with Recount, Raw holds the text with its
+// matching git apply flags would: with Recount, Bytes holds the text with its
 // "@@" lines recounted; with Strip or Directory, the names of Files are tree
 // paths and NamesFinal is set.
 //
-// Parse keeps raw: the Patch's Raw is raw itself (or its recounted copy), and
+// Parse keeps raw: the Patch's Bytes are raw itself (or its recounted copy), and
 // the strings of its lines and names are views into it (see view.go). The
 // caller must not modify raw after Parse, nor the slices that HeaderBytes,
 // FileText and Diff return.
@@ -66,7 +66,7 @@ func Parse(path string, raw []byte, opts ...Option) (*Patch, error) {
 	}
 	off := lines.offset(start)
 
-	p := &Patch{Name: filepath.Base(path), Path: path, Raw: raw, options: o}
+	p := &Patch{Name: filepath.Base(path), Path: path, raw: raw, options: o}
 	p.Header, err = ParseHeader(raw[:off], path)
 	if err != nil {
 		return nil, err

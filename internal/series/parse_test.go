@@ -197,7 +197,7 @@ func TestParseAccepts(t *testing.T) {
 // one for each earlier line without a newline.
 func checkHunkLines(t *testing.T, p *Patch) {
 	t.Helper()
-	raw := strings.SplitAfter(string(p.Raw), "\n")
+	raw := strings.SplitAfter(string(p.Bytes()), "\n")
 	n := 0
 	for _, f := range p.Files {
 		for _, frag := range f.TextFragments {

@@ -67,8 +67,8 @@ type Reference struct {
 	Line        int
 	PatchIDLine int
 	// FileSize is, on a patch that Materialize made, the size of the
-	// reference file itself: Raw[:FileSize] is what is on disk, and the
-	// commit's diff follows. 0 on a file as read.
+	// reference file itself: Bytes()[:FileSize] (FileBytes) is what is on
+	// disk, and the commit's diff follows. 0 on a file as read.
 	FileSize int
 }
 
@@ -149,8 +149,8 @@ func Materialize(p *Patch, diff []byte) (*Patch, error) {
 	if !p.IsReference() {
 		return p, nil
 	}
-	raw := make([]byte, 0, len(p.Raw)+1+len(diff))
-	raw = append(raw, p.Raw...)
+	raw := make([]byte, 0, len(p.raw)+1+len(diff))
+	raw = append(raw, p.raw...)
 	if len(raw) > 0 && raw[len(raw)-1] != '\n' {
 		raw = append(raw, '\n')
 	}
@@ -167,7 +167,7 @@ func Materialize(p *Patch, diff []byte) (*Patch, error) {
 	}
 	q.Name = p.Name
 	if q.Reference != nil {
-		q.Reference.FileSize = len(p.Raw)
+		q.Reference.FileSize = len(p.raw)
 	}
 	return q, nil
 }

@@ -49,27 +49,27 @@ type FileChange struct {
 }
 
 // HeaderBytes returns the header bytes of p: the text before its first file
-// diff. The slice shares p.Raw's memory and has no spare capacity, so an
+// diff. The slice shares the Patch's memory and has no spare capacity, so an
 // append copies rather than overwriting the diff; it must not be modified.
 func (p *Patch) HeaderBytes() []byte {
-	n := len(p.Raw) - len(p.Diff())
-	return p.Raw[:n:n]
+	n := len(p.raw) - len(p.Diff())
+	return p.raw[:n:n]
 }
 
 // FileText returns the text of the file diff f of p, from its header line to
 // the next file diff (or the end of the patch). Like HeaderBytes, the slice
-// shares p.Raw's memory, has no spare capacity and must not be modified.
+// shares the Patch's memory, has no spare capacity and must not be modified.
 func (p *Patch) FileText(f *gitdiff.File) []byte {
-	start := lineOffset(p.Raw, p.FileLine[f]-1)
-	end := len(p.Raw)
+	start := lineOffset(p.raw, p.FileLine[f]-1)
+	end := len(p.raw)
 	for _, g := range p.Files {
 		if l := p.FileLine[g]; l > p.FileLine[f] {
-			if o := lineOffset(p.Raw, l-1); o < end {
+			if o := lineOffset(p.raw, l-1); o < end {
 				end = o
 			}
 		}
 	}
-	return p.Raw[start:end:end]
+	return p.raw[start:end:end]
 }
 
 // NeedsVerbatim reports whether the file diff f is kept as written by the
@@ -81,7 +81,7 @@ func NeedsVerbatim(f *gitdiff.File) bool {
 // Canonical returns p's header followed by RenderDiff(files).
 func Canonical(p *Patch, files []FileChange) []byte {
 	head := p.HeaderBytes()
-	out := make([]byte, 0, len(p.Raw))
+	out := make([]byte, 0, len(p.raw))
 	out = append(out, head...)
 	return append(out, RenderDiff(files)...)
 }

@@ -4,6 +4,7 @@ package series
 
 import (
 	"bytes"
+	"path/filepath"
 
 	"github.com/bluekeyes/go-gitdiff/gitdiff"
 )
@@ -14,19 +15,19 @@ type Patch struct {
 	Name string
 	// Path is the file's path as messages name it (relative to the repository root).
 	Path string
-	// Raw is the file's bytes. They must not be changed: the lines and names
-	// of Files share their memory.
-	Raw []byte
+	// raw is the file's bytes (Bytes). They never change: the lines and
+	// names of Files share their memory.
+	raw []byte
 	// Header is the metadata parsed from the text before the first diff.
 	Header Header
 	// Files are the file diffs, as go-gitdiff parsed them.
 	Files []*gitdiff.File
-	// HunkLine gives, for each text fragment, the 1-based line of Raw that holds
+	// HunkLine gives, for each text fragment, the 1-based line of Bytes that holds
 	// its "@@ -a,b +c,d @@" header. Line k of the fragment (0-based) is on line
 	// HunkLine+1+k, plus one for each earlier fragment line that lacks its
 	// newline (a "\ No newline at end of file" marker follows such a line).
 	HunkLine map[*gitdiff.TextFragment]int
-	// FileLine gives, for each file diff, the 1-based line of Raw where its
+	// FileLine gives, for each file diff, the 1-based line of Bytes where its
 	// header starts: "diff --git", or the "---" of a traditional diff.
 	FileLine map[*gitdiff.File]int
 	// PatchID is `git patch-id --stable` of the diff (see PatchID), in hex;
@@ -120,10 +121,67 @@ type Field struct {
 // accept; a larger file is rejected before it is parsed.
 var MaxPatchSize int64 = 64 << 20
 
-// Diff returns the diff part of Raw: the bytes after the header. The slice
-// shares Raw's memory, has no spare capacity and must not be modified.
+// Bytes returns the patch's text: the file's bytes (a materialized
+// reference's with the commit's diff appended, a recounted patch's with its
+// "@@" lines recounted). The slice shares the Patch's memory, has no spare
+// capacity (an append copies) and must not be modified: the strings of
+// Files are views into it.
+func (p *Patch) Bytes() []byte {
+	return p.raw[:len(p.raw):len(p.raw)]
+}
+
+// FileBytes returns what the patch file holds on disk: Bytes, less the
+// commit's diff that Materialize appended to a reference file. Like Bytes,
+// it must not be modified.
+func (p *Patch) FileBytes() []byte {
+	if ref := p.Reference; ref != nil && ref.FileSize > 0 && ref.FileSize <= len(p.raw) {
+		return p.raw[:ref.FileSize:ref.FileSize]
+	}
+	return p.Bytes()
+}
+
+// Unchecked returns a Patch of raw and the file diffs go-gitdiff parsed from
+// it, without any of Parse's checks and with empty HunkLine and FileLine maps
+// for the caller to fill. It is for tests of the later stages that must see
+// patches Parse refuses (a path outside the tree, a hunk at odds with its
+// header); everything else reads patches with Parse or Load. raw is kept, as
+// Parse keeps it.
+func Unchecked(path string, raw []byte, files []*gitdiff.File) *Patch {
+	return &Patch{Name: filepath.Base(path), Path: path, raw: raw, Files: files,
+		HunkLine: map[*gitdiff.TextFragment]int{}, FileLine: map[*gitdiff.File]int{}}
+}
+
+// Paths lists the tree paths p's file diffs change (the new name, or the old
+// one of a deletion), in patch order, each once, leaving out the file diffs
+// skip (when not nil) says to.
+func (p *Patch) Paths(skip func(*gitdiff.File) bool) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, f := range p.Files {
+		if skip != nil && skip(f) {
+			continue
+		}
+		if name := ChangedPath(f); !seen[name] {
+			seen[name] = true
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// ChangedPath is the tree path file diff f changes: its new name, or the old
+// one when it deletes the file.
+func ChangedPath(f *gitdiff.File) string {
+	if f.IsDelete {
+		return f.OldName
+	}
+	return f.NewName
+}
+
+// Diff returns the diff part of Bytes: the bytes after the header. The slice
+// shares the Patch's memory, has no spare capacity and must not be modified.
 func (p *Patch) Diff() []byte {
-	return p.Raw[lineOffset(p.Raw, p.Header.Lines):len(p.Raw):len(p.Raw)]
+	return p.raw[lineOffset(p.raw, p.Header.Lines):len(p.raw):len(p.raw)]
 }
 
 // lineOffset returns the offset of the start of line n+1 (0-based n) of b,

@@ -25,9 +25,9 @@ func SetField(p *Patch, key, value string) ([]byte, bool, error) {
 		}
 	}
 	if existing != nil && existing.Value == value {
-		return p.Raw, false, nil
+		return p.Bytes(), false, nil
 	}
-	lines := strings.SplitAfter(string(p.Raw), "\n")
+	lines := strings.SplitAfter(string(p.raw), "\n")
 	nHead := min(p.Header.Lines, len(lines))
 	eolOf := func(i int) string {
 		if i >= 0 && i < len(lines) && strings.HasSuffix(lines[i], "\r\n") {
@@ -36,6 +36,9 @@ func SetField(p *Patch, key, value string) ([]byte, bool, error) {
 		return "\n"
 	}
 	at, drop, eol := nHead, 0, eolOf(nHead-1)
+	if at == 0 {
+		eol = eolOf(0) // no header: the first diff line's
+	}
 	switch {
 	case existing != nil:
 		at, drop, key, eol = existing.Line-1, 1+strings.Count(existing.Value, "\n"), existing.Key, eolOf(existing.Line-1)

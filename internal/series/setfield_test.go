@@ -17,6 +17,7 @@ func TestSetField(t *testing.T) {
 		{"add after the last field", "Subject: s\nOrigin: vendor\n\nfree text\n\n" + diff, "Subject: s\nOrigin: vendor\nForwarded: " + url + "\n\nfree text\n\n" + diff, true},
 		{"crlf", "Subject: s\r\nForwarded: no\r\n\r\n" + diff, "Subject: s\r\nForwarded: " + url + "\r\n\r\n" + diff, true},
 		{"no header", diff, "Forwarded: " + url + "\n" + diff, true},
+		{"no header, crlf", strings.ReplaceAll(diff, "\n", "\r\n"), "Forwarded: " + url + "\r\n" + strings.ReplaceAll(diff, "\n", "\r\n"), true},
 		{"same", "Subject: s\nForwarded: " + url + "\n\n" + diff, "Subject: s\nForwarded: " + url + "\n\n" + diff, false},
 	}
 	for _, tt := range tests {

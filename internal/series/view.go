@@ -8,8 +8,8 @@ import (
 
 // view returns the bytes of b as a string, without copying them. b must not
 // change while the string is in use: Parse views a patch's bytes, which a
-// Patch never changes (see Patch.Raw), so the lines of its Files share the
-// memory of Raw instead of holding a second copy of a large patch.
+// Patch never changes (see Patch.Bytes), so the lines of its Files share the
+// memory of its bytes instead of holding a second copy of a large patch.
 func view(b []byte) string {
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }

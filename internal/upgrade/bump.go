@@ -12,11 +12,9 @@ package upgrade
 // bump hunks the same way.
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
-	"github.com/patchkit/patchkit/internal/apply"
 	"github.com/patchkit/patchkit/internal/gomod"
 	"github.com/patchkit/patchkit/internal/series"
 )
@@ -67,7 +65,7 @@ func (w *walker) carryBump(p *series.Patch, s *gomod.Split, fate PatchFate) (*Pa
 		return &fate, &Write{Path: p.Path, Delete: true}, nil
 	}
 	fate.Evidence, fate.Raised, fate.Covered = raiseEvidence(r), r.Raised, r.Covered
-	if string(r.Text) == string(fileBytes(p)) {
+	if string(r.Text) == string(p.FileBytes()) {
 		fate.Fate = FateKept
 		return &fate, nil, nil
 	}
@@ -80,23 +78,4 @@ func derefFate(f *PatchFate, def PatchFate) PatchFate {
 		return def
 	}
 	return *f
-}
-
-// CanonicalBumps is Canonical, but a bump patch that does not apply on src
-// (and the patches before it) is re-expressed there (see Reexpress) rather
-// than refused: the modules src already covers are left out. A bump with
-// nothing left to raise is still a *NotApplyingError: drop it
-// (obsolete-check says so).
-func CanonicalBumps(ctx context.Context, g gomod.Go, src gomod.WalkSource, patches []*series.Patch) ([]Rendered, error) {
-	return canonical(src, patches, func(st *apply.Applier, p *series.Patch) ([]byte, error) {
-		s := gomod.SplitPatch(p)
-		if s == nil {
-			return nil, nil
-		}
-		r, err := g.Reexpress(ctx, src, st, p, s)
-		if err != nil || r == nil {
-			return nil, err
-		}
-		return r.Text, nil
-	})
 }

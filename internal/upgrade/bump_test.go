@@ -11,6 +11,7 @@ import (
 	"github.com/patchkit/patchkit/internal/gittest"
 	"github.com/patchkit/patchkit/internal/gomod"
 	"github.com/patchkit/patchkit/internal/gomod/gomodtest"
+	"github.com/patchkit/patchkit/internal/refresh"
 	"github.com/patchkit/patchkit/internal/series"
 	"github.com/patchkit/patchkit/internal/spec"
 	"github.com/patchkit/patchkit/internal/upstream"
@@ -196,10 +197,10 @@ func TestCanonicalBumps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Canonical(src, fx.patches); err == nil {
+	if _, err := refresh.Canonical(src, fx.patches); err == nil {
 		t.Fatal("Canonical() = nil error, want the series not to apply")
 	}
-	rendered, err := CanonicalBumps(context.Background(), gomod.Go{}, src, fx.patches)
+	rendered, err := refresh.CanonicalBumps(context.Background(), gomod.Go{}, src, fx.patches)
 	if err != nil {
 		t.Fatalf("CanonicalBumps() = %v", err)
 	}

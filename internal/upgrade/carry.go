@@ -23,7 +23,7 @@ func Carry(old, cur *apply.Applier, p *series.Patch) (PatchFate, []byte, error) 
 	}
 	switch {
 	case fate.Fate == FateKept:
-		return fate, fileBytes(p), nil
+		return fate, p.FileBytes(), nil
 	case write != nil && !write.Delete:
 		return fate, write.Data, nil
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/patchkit/patchkit/internal/gittest"
 	"github.com/patchkit/patchkit/internal/pipeline"
+	"github.com/patchkit/patchkit/internal/refresh"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -246,7 +247,7 @@ func TestUpgradeFatesIdempotentRefresh(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rs, err := Canonical(src, im.Patches)
+	rs, err := refresh.Canonical(src, im.Patches)
 	if err != nil {
 		t.Fatal(err)
 	}

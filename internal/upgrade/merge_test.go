@@ -10,18 +10,8 @@ import (
 	"testing"
 
 	"github.com/patchkit/patchkit/internal/gittest"
+	"github.com/patchkit/patchkit/internal/series"
 )
-
-func split(s string) []string {
-	if s == "" {
-		return nil
-	}
-	out := strings.SplitAfter(s, "\n")
-	if out[len(out)-1] == "" {
-		out = out[:len(out)-1]
-	}
-	return out
-}
 
 // mergeFile runs `git merge-file -p ours base theirs`: the merged text and
 // whether it was clean.
@@ -71,7 +61,7 @@ func TestMerge3Cases(t *testing.T) {
 func checkMerge(t *testing.T, base, ours, theirs string) {
 	t.Helper()
 	want, wantClean := gitMergeFile(t, base, ours, theirs)
-	got, conflicts := Merge3(split(base), split(ours), split(theirs))
+	got, conflicts := Merge3(series.SplitKeep(base), series.SplitKeep(ours), series.SplitKeep(theirs))
 	if clean := len(conflicts) == 0; clean != wantClean {
 		t.Fatalf("Merge3(%q, %q, %q) clean = %v, git merge-file says %v:\n%s", base, ours, theirs, clean, wantClean, want)
 	}

@@ -1,13 +1,13 @@
 package upgrade
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 
+	"github.com/patchkit/patchkit/internal/buildfile"
 	"github.com/patchkit/patchkit/internal/spec"
 )
 
@@ -40,29 +40,20 @@ func (p SpecPin) Move(newRef string) (string, []byte, error) {
 	return p.Spec.File, out, nil
 }
 
-// lines splits b into lines that keep their "\n".
-func lines(b []byte) [][]byte {
-	out := bytes.SplitAfter(b, []byte("\n"))
-	if len(out) > 0 && len(out[len(out)-1]) == 0 {
-		out = out[:len(out)-1]
-	}
-	return out
-}
-
 var yamlValueRe = regexp.MustCompile(`^(\s*(?:-\s+)?)([A-Za-z0-9_.-]+)(\s*:\s*)("(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^\s#]+)(.*)$`)
 
 // SetYAMLValue returns data with the scalar value of key on line (1-based)
 // replaced by value, in the same quoting style, every other byte kept.
 func SetYAMLValue(data []byte, line int, key, value string) ([]byte, error) {
-	ls := lines(data)
-	if line < 1 || line > len(ls) {
-		return nil, fmt.Errorf("line %d: no such line", line)
-	}
-	l := ls[line-1]
-	body, eol := cutEOL(l)
+	return buildfile.EditLine(data, line, func(body []byte) (string, error) {
+		return setYAMLValue(body, line, key, value)
+	})
+}
+
+func setYAMLValue(body []byte, line int, key, value string) (string, error) {
 	m := yamlValueRe.FindSubmatch(body)
 	if m == nil || string(m[2]) != key {
-		return nil, fmt.Errorf("line %d: not a %q: value line", line, key)
+		return "", fmt.Errorf("line %d: not a %q: value line", line, key)
 	}
 	old := string(m[4])
 	var quoted string
@@ -78,72 +69,7 @@ func SetYAMLValue(data []byte, line int, key, value string) ([]byte, error) {
 			quoted = value
 		}
 	}
-	return replaceLine(ls, line-1, string(m[1])+string(m[2])+string(m[3])+quoted+string(m[5])+eol), nil
-}
-
-func cutEOL(l []byte) ([]byte, string) {
-	switch {
-	case bytes.HasSuffix(l, []byte("\r\n")):
-		return l[:len(l)-2], "\r\n"
-	case bytes.HasSuffix(l, []byte("\n")):
-		return l[:len(l)-1], "\n"
-	}
-	return l, ""
-}
-
-func replaceLine(ls [][]byte, i int, s string) []byte {
-	var b bytes.Buffer
-	for k, l := range ls {
-		if k == i {
-			b.WriteString(s)
-		} else {
-			b.Write(l)
-		}
-	}
-	return b.Bytes()
-}
-
-var dockerArgRe = regexp.MustCompile(`^(\s*(?i:ARG)\s+)([A-Za-z_][A-Za-z0-9_]*)=("(?:[^"\\]|\\.)*"|'[^']*'|\S*)(.*)$`)
-
-// SetDockerfileArg returns data with the default of `ARG name=value` (quoted
-// or not) set to value. The first ARG of that name with a default is moved;
-// none is an error.
-func SetDockerfileArg(data []byte, name, value string) ([]byte, error) {
-	ls := lines(data)
-	for i, l := range ls {
-		body, eol := cutEOL(l)
-		m := dockerArgRe.FindSubmatch(body)
-		if m == nil || string(m[2]) != name {
-			continue
-		}
-		v := value
-		switch old := string(m[3]); {
-		case strings.HasPrefix(old, `"`):
-			v = `"` + value + `"`
-		case strings.HasPrefix(old, `'`):
-			v = `'` + value + `'`
-		}
-		return replaceLine(ls, i, string(m[1])+name+"="+v+string(m[4])+eol), nil
-	}
-	return nil, fmt.Errorf("no ARG %s=<default> line", name)
-}
-
-var makeVarRe = regexp.MustCompile(`^(\s*(?:export\s+)?)([A-Za-z_][A-Za-z0-9_.-]*)(\s*(?:\?|:|::|\+)?=\s*)([^#]*?)(\s*(?:#.*)?)$`)
-
-// SetMakefileVar returns data with the value of `name ?= value` (or =, :=,
-// ::=) set to value, keeping the operator, spacing and any comment. The
-// first assignment of name is moved; none is an error.
-func SetMakefileVar(data []byte, name, value string) ([]byte, error) {
-	ls := lines(data)
-	for i, l := range ls {
-		body, eol := cutEOL(l)
-		m := makeVarRe.FindSubmatch(body)
-		if m == nil || string(m[2]) != name || strings.HasPrefix(strings.TrimSpace(string(m[3])), "+") {
-			continue
-		}
-		return replaceLine(ls, i, string(m[1])+name+string(m[3])+value+string(m[5])+eol), nil
-	}
-	return nil, fmt.Errorf("no assignment of %s", name)
+	return string(m[1]) + string(m[2]) + string(m[3]) + quoted + string(m[5]), nil
 }
 
 // SourcePin is a pin the spec reads from another file (upstream.ref:
@@ -176,39 +102,15 @@ func (p SourcePin) Move(newRef string) (string, []byte, error) {
 	if err != nil {
 		return "", nil, fmt.Errorf("reading %s: %w", src.File, err)
 	}
-	re, group := dockerArgRe, 3
+	set := buildfile.SetArgAt
 	if src.MakefileVar != "" {
-		re, group = makeVarRe, 4
+		set = buildfile.SetVarAt
 	}
-	out, err := setValueAt(data, src.Line, re, group, value)
+	out, err := set(data, src.Line, value)
 	if err != nil {
 		return "", nil, fmt.Errorf("%s: %w", src.Where(), err)
 	}
 	return src.File, out, nil
-}
-
-// setValueAt replaces submatch group of re on line (1-based) by value,
-// keeping the old value's quotes. The old value must be a literal.
-func setValueAt(data []byte, line int, re *regexp.Regexp, group int, value string) ([]byte, error) {
-	ls := lines(data)
-	if line < 1 || line > len(ls) {
-		return nil, fmt.Errorf("no line %d", line)
-	}
-	body, eol := cutEOL(ls[line-1])
-	m := re.FindSubmatchIndex(body)
-	if m == nil || m[2*group] < 0 {
-		return nil, fmt.Errorf("not an assignment with a default value")
-	}
-	old := string(body[m[2*group]:m[2*group+1]])
-	if strings.ContainsAny(old, "$`") {
-		return nil, fmt.Errorf("the pin %s refers to another variable: move it by hand", old)
-	}
-	v := value
-	if q := old[:min(1, len(old))]; (q == `"` || q == `'`) && strings.HasSuffix(old, q) && len(old) > 1 {
-		v = q + value + q
-	}
-	s := string(body[:m[2*group]]) + v + string(body[m[2*group+1]:]) + eol
-	return replaceLine(ls, line-1, s), nil
 }
 
 // PinFor returns the PinWriter for the spec's pin: where it is read from, or

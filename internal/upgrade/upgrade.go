@@ -1,7 +1,9 @@
 package upgrade
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -9,6 +11,7 @@ import (
 	"github.com/patchkit/patchkit/internal/apply"
 	"github.com/patchkit/patchkit/internal/gomod"
 	"github.com/patchkit/patchkit/internal/obsolete"
+	"github.com/patchkit/patchkit/internal/refresh"
 	"github.com/patchkit/patchkit/internal/series"
 	"github.com/patchkit/patchkit/internal/spec"
 	"github.com/patchkit/patchkit/internal/tree"
@@ -53,16 +56,48 @@ type Input struct {
 	Root string
 }
 
-// Conflict is one hunk that does not apply at the new ref, or one region the
-// three-way merge could not resolve.
-type Conflict struct {
-	Path string `json:"path"`
-	// Hunk is the hunk header, or "" for a merge region.
-	Hunk     string   `json:"hunk,omitempty"`
-	Line     int      `json:"line,omitempty"`
-	Expected []string `json:"expected"`
-	Found    []string `json:"found"`
-	Message  string   `json:"message,omitempty"`
+// Conflict is one hunk that does not apply at the new ref (apply's record of
+// a failed hunk, Kind conflict and the like), or one region the three-way
+// merge could not resolve (Kind KindMerge: Hunk is "", Line the region's
+// first line in the pin's file, Expected the patched lines and Actual the new
+// ref's). It is apply.Problem itself; Conflicts spells it in upgrade's JSON.
+type Conflict = apply.Problem
+
+// KindMerge is the Kind of a Conflict the three-way merge found.
+const KindMerge = "merge"
+
+// Conflicts are a patch's conflicts. Their JSON is upgrade's (and forward's)
+// documented shape, older than the one model: {"path", "hunk"?, "line"?,
+// "expected", "found", "message"?}, where "found" is apply's "actual" and
+// apply's "kind", "file" and "nearLine" are left out (docs/upgrade.md).
+type Conflicts []Conflict
+
+// MarshalJSON writes upgrade's spelling of each conflict.
+func (cs Conflicts) MarshalJSON() ([]byte, error) {
+	if cs == nil {
+		return []byte("null"), nil
+	}
+	type conflictJSON struct {
+		Path     string   `json:"path"`
+		Hunk     string   `json:"hunk,omitempty"`
+		Line     int      `json:"line,omitempty"`
+		Expected []string `json:"expected"`
+		Found    []string `json:"found"`
+		Message  string   `json:"message,omitempty"`
+	}
+	out := make([]conflictJSON, len(cs))
+	for i, c := range cs {
+		out[i] = conflictJSON{Path: c.Path, Hunk: c.Hunk, Line: c.Line, Expected: c.Expected, Found: c.Actual, Message: c.Message}
+	}
+	// Unescaped: the encoder that calls MarshalJSON escapes <, > and & when
+	// it is set to, as it would for the fields themselves.
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(out); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // PatchFate is what the upgrade does with one patch.
@@ -79,7 +114,7 @@ type PatchFate struct {
 	// Tests are the tests the patch owns (Test:).
 	Tests []string `json:"tests,omitempty"`
 	// Conflicts are shown for a conflict.
-	Conflicts []Conflict `json:"conflicts,omitempty"`
+	Conflicts Conflicts `json:"conflicts,omitempty"`
 	// Reference marks a reference file.
 	Reference bool `json:"reference,omitempty"`
 	// Raised and Covered are, for a re-expressed dependency bump (fate
@@ -225,17 +260,17 @@ type walker struct {
 
 func (w *walker) carry(p *series.Patch, v obsolete.Result) (PatchFate, *Write, error) {
 	fate := PatchFate{File: p.Path, Status: v.Status, Tests: p.Header.Tests, Reference: p.Reference != nil}
-	paths := touched(p)
+	paths := refresh.Touched(p)
 	base, err := tree.ReadAll(w.old, paths)
 	if err != nil {
 		return fate, nil, err
 	}
 	if r := w.old.Apply(p); r.Status != apply.StatusApplied {
-		return fate, nil, &NotApplyingError{Patch: p, Result: r}
+		return fate, nil, &refresh.NotApplyingError{Patch: p, Result: r}
 	}
 	if v.Status == obsolete.StatusPresent || v.Status == obsolete.StatusSuperseded {
 		fate.Fate, fate.Commit, fate.Subject, fate.Evidence = FateDropped, v.Commit, v.Subject, v.Evidence
-		return fate, &Write{Path: p.Path, Delete: true, Prior: fileBytes(p)}, nil
+		return fate, &Write{Path: p.Path, Delete: true, Prior: p.FileBytes()}, nil
 	}
 	// A bump that still applies as it is keeps its lines (they hold the new
 	// ref's versions, so nothing goes down); the others are re-expressed.
@@ -244,17 +279,17 @@ func (w *walker) carry(p *series.Patch, v obsolete.Result) (PatchFate, *Write, e
 			return derefFate(f, fate), write, err
 		}
 	}
-	text, r, err := applyAndRender(w.cur, p)
+	text, r, err := refresh.Render(w.cur, p)
 	if err != nil {
 		return fate, nil, err
 	}
 	if r.Status == apply.StatusApplied {
-		if string(text) == string(fileBytes(p)) {
+		if string(text) == string(p.FileBytes()) {
 			fate.Fate, fate.Evidence = FateKept, "applies at "+w.describe(r)+"; already canonical"
 			return fate, nil, nil
 		}
 		fate.Fate, fate.Evidence = FateRefreshed, "applies at "+w.describe(r)+"; rewritten at the new line numbers"
-		return fate, &Write{Path: p.Path, Data: text, Prior: fileBytes(p)}, nil
+		return fate, &Write{Path: p.Path, Data: text, Prior: p.FileBytes()}, nil
 	}
 	theirs, err := tree.ReadAll(w.old, paths)
 	if err != nil {
@@ -279,21 +314,21 @@ func (w *walker) describe(r apply.PatchResult) string {
 // merge rebases p with a three-way merge of each file it changes; r is why
 // it did not apply.
 func (w *walker) merge(p *series.Patch, fate PatchFate, r apply.PatchResult, base, theirs map[string]*tree.File) (PatchFate, *Write, error) {
-	conflictFate := func(cs []Conflict, why string) (PatchFate, *Write, error) {
+	conflictFate := func(cs Conflicts, why string) (PatchFate, *Write, error) {
 		fate.Fate, fate.Conflicts, fate.Evidence = FateConflict, cs, why
 		return fate, nil, nil
 	}
 	if p.Reference != nil || hasVerbatim(p) {
 		return conflictFate(applyConflicts(r), "does not apply, and a reference, binary or rename diff cannot be merged")
 	}
-	ours, err := tree.ReadAll(w.cur, touched(p))
+	ours, err := tree.ReadAll(w.cur, refresh.Touched(p))
 	if err != nil {
 		return fate, nil, err
 	}
 	var files []series.FileChange
-	var cs []Conflict
-	for _, path := range touched(p) {
-		merged, c := mergeFile(path, base[path], ours[path], theirs[path])
+	var cs Conflicts
+	for _, path := range refresh.Touched(p) {
+		merged, c := mergeFile(p.Path, path, base[path], ours[path], theirs[path])
 		cs = append(cs, c...)
 		files = append(files, series.FileChange{Path: path, Old: ours[path], New: merged})
 	}
@@ -305,13 +340,13 @@ func (w *walker) merge(p *series.Patch, fate PatchFate, r apply.PatchResult, bas
 	if err != nil {
 		// A merge that leaves nothing to change: upstream has it all.
 		fate.Fate, fate.Evidence = FateDropped, "the three-way merge leaves nothing to change: the new ref has the change"
-		return fate, &Write{Path: p.Path, Delete: true, Prior: fileBytes(p)}, nil
+		return fate, &Write{Path: p.Path, Delete: true, Prior: p.FileBytes()}, nil
 	}
 	if r2 := w.cur.Apply(np); r2.Status != apply.StatusApplied {
 		return fate, nil, fmt.Errorf("%s: the merged patch does not apply: %s", p.Path, r2.Errors[0].Message)
 	}
 	fate.Fate, fate.Evidence = FateMerged, "did not apply; rebased by a clean three-way merge (pin as base, new ref as ours, patched pin as theirs)"
-	return fate, &Write{Path: p.Path, Data: text, Prior: fileBytes(p)}, nil
+	return fate, &Write{Path: p.Path, Data: text, Prior: p.FileBytes()}, nil
 }
 
 func hasVerbatim(p *series.Patch) bool {
@@ -323,25 +358,25 @@ func hasVerbatim(p *series.Patch) bool {
 	return false
 }
 
-// mergeFile merges one file; nil is a missing file.
-func mergeFile(path string, base, ours, theirs *tree.File) (*tree.File, []Conflict) {
+// mergeFile merges one file of the patch file patch; nil is a missing file.
+func mergeFile(patch, path string, base, ours, theirs *tree.File) (*tree.File, Conflicts) {
 	data := func(f *tree.File) []string {
 		if f == nil {
 			return nil
 		}
-		return splitLines(f.Data)
+		return series.SplitKeep(string(f.Data))
 	}
 	switch {
 	case theirs == nil && base != nil && ours != nil && string(ours.Data) == string(base.Data):
 		return nil, nil // the patch deletes it, and upstream did not touch it
 	case theirs == nil || ours == nil:
-		return ours, []Conflict{{Path: path, Message: "the patch creates or deletes the file, and the new ref changed it"}}
+		return ours, Conflicts{{Kind: KindMerge, File: patch, Path: path, Message: "the patch creates or deletes the file, and the new ref changed it"}}
 	}
 	merged, mc := Merge3(data(base), data(ours), data(theirs))
 	if len(mc) > 0 {
-		out := make([]Conflict, len(mc))
+		out := make(Conflicts, len(mc))
 		for i, c := range mc {
-			out[i] = Conflict{Path: path, Line: c.BaseLine, Expected: trimAll(c.Theirs), Found: trimAll(c.Ours),
+			out[i] = Conflict{Kind: KindMerge, File: patch, Path: path, Line: c.BaseLine, Expected: trimAll(c.Theirs), Actual: trimAll(c.Ours),
 				Message: fmt.Sprintf("merge: the patch and the new ref both change line %d of the pin onwards (expected: the patched lines, found: the new ref's)", c.BaseLine)}
 		}
 		return ours, out
@@ -353,23 +388,10 @@ func mergeFile(path string, base, ours, theirs *tree.File) (*tree.File, []Confli
 	return &tree.File{Mode: mode, Data: []byte(strings.Join(merged, ""))}, nil
 }
 
-func applyConflicts(r apply.PatchResult) []Conflict {
-	var out []Conflict
-	for _, e := range r.Errors {
-		out = append(out, Conflict{Path: e.Path, Hunk: e.Hunk, Line: e.Line, Expected: e.Expected, Found: e.Actual, Message: e.Message})
-	}
-	return out
-}
-
-func splitLines(b []byte) []string {
-	if len(b) == 0 {
-		return nil
-	}
-	out := strings.SplitAfter(string(b), "\n")
-	if out[len(out)-1] == "" {
-		out = out[:len(out)-1]
-	}
-	return out
+// applyConflicts are r's problems: apply's failed hunks are upgrade's
+// conflicts as they are.
+func applyConflicts(r apply.PatchResult) Conflicts {
+	return append(Conflicts(nil), r.Errors...)
 }
 
 func trimAll(ls []string) []string {

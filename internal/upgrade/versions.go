@@ -6,6 +6,7 @@ import (
 	"path"
 	"path/filepath"
 
+	"github.com/patchkit/patchkit/internal/buildfile"
 	"github.com/patchkit/patchkit/internal/series"
 	"github.com/patchkit/patchkit/internal/spec"
 	"github.com/patchkit/patchkit/internal/stamp/expr"
@@ -56,9 +57,9 @@ func SetVersion(data []byte, v spec.Version, value string) ([]byte, error) {
 	}
 	switch {
 	case v.DockerfileArg != "":
-		return setValueAt(data, line, dockerArgRe, 3, value)
+		return buildfile.SetArgAt(data, line, value)
 	case v.MakefileVar != "":
-		return setValueAt(data, line, makeVarRe, 4, value)
+		return buildfile.SetVarAt(data, line, value)
 	}
 	p, err := expr.ParsePath(v.Key)
 	if err != nil {

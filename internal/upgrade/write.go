@@ -22,21 +22,9 @@ func (r *Result) WriteSet(root string, s *spec.Spec, patches []*series.Patch) (*
 	written := map[string]bool{}
 	for _, w := range r.Writes {
 		written[w.Path] = true
-		prior, absent := w.Prior, false
-		if prior == nil {
-			var err error
-			if prior, absent, err = txn.Snapshot(root, w.Path); err != nil {
-				return nil, err
-			}
-		}
-		switch {
-		case w.Delete:
-			set.Delete(w.Path, prior)
-		case absent:
-			set.Create(w.Path, w.Data)
-		default:
-			set.Write(w.Path, w.Data, prior)
-		}
+	}
+	if err := r.add(set, root, true); err != nil {
+		return nil, err
 	}
 	if err := Depends(set, root, s, patches, written); err != nil {
 		return nil, err
@@ -68,7 +56,7 @@ func Depends(set *txn.Set, root string, s *spec.Spec, patches []*series.Patch, s
 	for _, p := range patches {
 		names = append(names, p.Name)
 		if !skip[p.Path] {
-			set.Expect(p.Path, fileBytes(p))
+			set.Expect(p.Path, p.FileBytes())
 		}
 	}
 	set.ExpectDir(s.Patches, names, isPatchName)
@@ -79,10 +67,23 @@ func Depends(set *txn.Set, root string, s *spec.Spec, patches []*series.Patch, s
 // dependency but the files written (see WriteSet for the command's).
 func (r *Result) Apply(root string) error {
 	set := txn.New(root)
+	if err := r.add(set, root, false); err != nil {
+		return err
+	}
+	_, err := set.Commit(context.Background(), txn.Options{})
+	return err
+}
+
+// add adds the plan's writes to set, each with the content it replaces: its
+// Prior when usePrior and it has one, else the file as it is now.
+func (r *Result) add(set *txn.Set, root string, usePrior bool) error {
 	for _, w := range r.Writes {
-		prior, absent, err := txn.Snapshot(root, w.Path)
-		if err != nil {
-			return err
+		prior, absent := w.Prior, false
+		if prior == nil || !usePrior {
+			var err error
+			if prior, absent, err = txn.Snapshot(root, w.Path); err != nil {
+				return err
+			}
 		}
 		switch {
 		case w.Delete:
@@ -93,8 +94,7 @@ func (r *Result) Apply(root string) error {
 			set.Write(w.Path, w.Data, prior)
 		}
 	}
-	_, err := set.Commit(context.Background(), txn.Options{})
-	return err
+	return nil
 }
 
 // isPatchName is the series.Load rule: *.diff and *.patch, not hidden.

@@ -3,7 +3,7 @@ package verify
 import (
 	"errors"
 
-	"github.com/patchkit/patchkit/internal/upgrade"
+	"github.com/patchkit/patchkit/internal/refresh"
 )
 
 // CheckCanonical warns when a patch is not in the canonical form that
@@ -23,8 +23,8 @@ func (v *verifier) checkCanonical() error {
 	if err != nil {
 		return err
 	}
-	rendered, err := upgrade.Canonical(src, v.im.Patches)
-	var na *upgrade.NotApplyingError
+	rendered, err := refresh.Canonical(src, v.im.Patches)
+	var na *refresh.NotApplyingError
 	if errors.As(err, &na) {
 		for _, e := range v.entries {
 			if e.patch != nil {

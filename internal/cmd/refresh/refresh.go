@@ -13,6 +13,7 @@ import (
 	"github.com/patchkit/patchkit/internal/diag"
 	"github.com/patchkit/patchkit/internal/gomod"
 	"github.com/patchkit/patchkit/internal/pipeline"
+	refreshstage "github.com/patchkit/patchkit/internal/refresh"
 	"github.com/patchkit/patchkit/internal/report"
 	"github.com/patchkit/patchkit/internal/txn"
 	upgradestage "github.com/patchkit/patchkit/internal/upgrade"
@@ -81,8 +82,8 @@ func run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	rendered, err := upgradestage.CanonicalBumps(ctx, gomod.Go{Offline: f.Offline}, src, im.Patches)
-	var na *upgradestage.NotApplyingError
+	rendered, err := refreshstage.CanonicalBumps(ctx, gomod.Go{Offline: f.Offline}, src, im.Patches)
+	var na *refreshstage.NotApplyingError
 	if errors.As(err, &na) {
 		return fmt.Errorf("%w: %v", diag.ErrFindings, err)
 	}

@@ -15,6 +15,7 @@ import (
 	gatestage "github.com/patchkit/patchkit/internal/gate"
 	"github.com/patchkit/patchkit/internal/gomod"
 	"github.com/patchkit/patchkit/internal/pipeline"
+	"github.com/patchkit/patchkit/internal/refresh"
 	"github.com/patchkit/patchkit/internal/report"
 	"github.com/patchkit/patchkit/internal/txn"
 	upgradestage "github.com/patchkit/patchkit/internal/upgrade"
@@ -193,7 +194,7 @@ func resolve(ctx context.Context, im *pipeline.Image, to string) (string, error)
 
 // planError makes a series that does not apply at the pin a finding.
 func planError(err error) error {
-	var na *upgradestage.NotApplyingError
+	var na *refresh.NotApplyingError
 	if errors.As(err, &na) {
 		return fmt.Errorf("%w: the series does not apply at the pin: %v", diag.ErrFindings, err)
 	}

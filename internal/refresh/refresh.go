@@ -1,10 +1,17 @@
-package upgrade
+// Package refresh renders a patch series in canonical form at a tree (the
+// text `patchkit refresh` writes and verify's canonical check compares): each
+// patch applied in order, and its diff written again from the states before
+// and after it (series.Canonical), at the line numbers of the state it
+// applies to. upgrade carries a series to a new ref with the same rendering.
+package refresh
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 
 	"github.com/patchkit/patchkit/internal/apply"
+	"github.com/patchkit/patchkit/internal/gomod"
 	"github.com/patchkit/patchkit/internal/series"
 	"github.com/patchkit/patchkit/internal/tree"
 )
@@ -43,13 +50,32 @@ func Canonical(src tree.Source, patches []*series.Patch) ([]Rendered, error) {
 	return canonical(src, patches, nil)
 }
 
+// CanonicalBumps is Canonical, but a bump patch (gomod.SplitPatch) that does
+// not apply on src (and the patches before it) is re-expressed there
+// (gomod.Go.Reexpress) rather than refused: the modules src already covers
+// are left out. A bump with nothing left to raise is still a
+// *NotApplyingError: drop it (obsolete-check says so).
+func CanonicalBumps(ctx context.Context, g gomod.Go, src gomod.WalkSource, patches []*series.Patch) ([]Rendered, error) {
+	return canonical(src, patches, func(st *apply.Applier, p *series.Patch) ([]byte, error) {
+		s := gomod.SplitPatch(p)
+		if s == nil {
+			return nil, nil
+		}
+		r, err := g.Reexpress(ctx, src, st, p, s)
+		if err != nil || r == nil {
+			return nil, err
+		}
+		return r.Text, nil
+	})
+}
+
 // canonical is Canonical; reexpress, when set, gives the text of a patch
-// that does not apply (a bump, bump.go), or nil.
+// that does not apply (a bump), or nil.
 func canonical(src tree.Source, patches []*series.Patch, reexpress func(*apply.Applier, *series.Patch) ([]byte, error)) ([]Rendered, error) {
 	st := apply.New(src)
 	out := make([]Rendered, 0, len(patches))
 	for _, p := range patches {
-		text, res, err := applyAndRender(st, p)
+		text, res, err := Render(st, p)
 		if err != nil {
 			return nil, err
 		}
@@ -58,35 +84,28 @@ func canonical(src tree.Source, patches []*series.Patch, reexpress func(*apply.A
 				return nil, err
 			}
 			if text != nil {
-				out = append(out, Rendered{Patch: p, Text: text, Changed: !bytes.Equal(text, fileBytes(p))})
+				out = append(out, Rendered{Patch: p, Text: text, Changed: !bytes.Equal(text, p.FileBytes())})
 				continue
 			}
 		}
 		if res.Status != apply.StatusApplied {
 			return nil, &NotApplyingError{Patch: p, Result: res}
 		}
-		out = append(out, Rendered{Patch: p, Text: text, Changed: !bytes.Equal(text, fileBytes(p)), Read: fileBytes(p)})
+		out = append(out, Rendered{Patch: p, Text: text, Changed: !bytes.Equal(text, p.FileBytes()), Read: p.FileBytes()})
 	}
 	return out, nil
 }
 
-// fileBytes is what is on disk for p: a materialized reference is longer.
-func fileBytes(p *series.Patch) []byte {
-	if p.Reference != nil && p.Reference.FileSize > 0 {
-		return p.Raw[:p.Reference.FileSize]
-	}
-	return p.Raw
-}
-
-// applyAndRender applies p on st and renders it from the states before and
-// after. When p does not apply, st is unchanged and text is nil.
-func applyAndRender(st *apply.Applier, p *series.Patch) ([]byte, apply.PatchResult, error) {
-	paths := touched(p)
+// Render applies p on st and renders it from the states before and after; a
+// reference file keeps its bytes. When p does not apply, st is unchanged and
+// text is nil.
+func Render(st *apply.Applier, p *series.Patch) (text []byte, res apply.PatchResult, err error) {
+	paths := Touched(p)
 	before, err := tree.ReadAll(st, paths)
 	if err != nil {
 		return nil, apply.PatchResult{}, err
 	}
-	res := st.Apply(p)
+	res = st.Apply(p)
 	if res.Err != nil {
 		return nil, res, res.Err
 	}
@@ -94,7 +113,7 @@ func applyAndRender(st *apply.Applier, p *series.Patch) ([]byte, apply.PatchResu
 		return nil, res, nil
 	}
 	if p.Reference != nil {
-		return fileBytes(p), res, nil
+		return p.FileBytes(), res, nil
 	}
 	after, err := tree.ReadAll(st, paths)
 	if err != nil {
@@ -103,26 +122,9 @@ func applyAndRender(st *apply.Applier, p *series.Patch) ([]byte, apply.PatchResu
 	return series.Canonical(p, changes(p, before, after)), res, nil
 }
 
-// touched lists the paths p's rendered file diffs change, in patch order,
-// each once.
-func touched(p *series.Patch) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, f := range p.Files {
-		if series.NeedsVerbatim(f) {
-			continue
-		}
-		name := f.NewName
-		if f.IsDelete {
-			name = f.OldName
-		}
-		if !seen[name] {
-			seen[name] = true
-			out = append(out, name)
-		}
-	}
-	return out
-}
+// Touched lists the paths p's rendered file diffs change (all but the
+// verbatim ones: binary, rename, copy), in patch order, each once.
+func Touched(p *series.Patch) []string { return p.Paths(series.NeedsVerbatim) }
 
 // changes lists p's file changes in patch order: verbatim file diffs as
 // written, the others from the states before and after.
@@ -134,10 +136,7 @@ func changes(p *series.Patch, before, after map[string]*tree.File) []series.File
 			out = append(out, series.FileChange{Verbatim: p.FileText(f)})
 			continue
 		}
-		name := f.NewName
-		if f.IsDelete {
-			name = f.OldName
-		}
+		name := series.ChangedPath(f)
 		if seen[name] {
 			continue
 		}
