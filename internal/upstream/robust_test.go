@@ -332,7 +332,7 @@ func TestShallowUpstream(t *testing.T) {
 	if err := c.Ensure(context.Background(), "v1.0.0", "main"); err != nil {
 		t.Fatalf("Ensure() = %v", err)
 	}
-	shallow, err := c.Repo().Storer.Shallow()
+	shallow, err := c.repo().Storer.Shallow()
 	if err != nil || len(shallow) != 1 || shallow[0].String() != boundary {
 		t.Errorf("cache shallow list = %v, %v; want [%s]", shallow, err, boundary)
 	}

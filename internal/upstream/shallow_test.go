@@ -178,7 +178,7 @@ func TestShallowCacheFetchesOnlyTheRefs(t *testing.T) {
 			t.Errorf("Log(%s) after deepening = %v, want %v", ref, got, want)
 		}
 	}
-	if sh, err := c.Repo().Storer.Shallow(); err != nil || len(sh) != 0 {
+	if sh, err := c.repo().Storer.Shallow(); err != nil || len(sh) != 0 {
 		t.Errorf("shallow list after deepening = %v, %v; want none", sh, err)
 	}
 	if _, err := os.Lstat(filepath.Join(c.Path(), "objects", "info", "commit-graph")); err != nil {
