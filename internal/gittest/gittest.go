@@ -186,3 +186,13 @@ func WriteFiles(tb testing.TB, root string, files map[string]string) {
 		}
 	}
 }
+
+// Numbered returns n lines, fmt.Sprintf(format, i) for i from 1 to n, each
+// ending in a newline: Numbered("line%d", 3) is "line1\nline2\nline3\n".
+func Numbered(format string, n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, format+"\n", i)
+	}
+	return b.String()
+}

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/patchkit/patchkit/internal/cmd/cmdtest"
 	"github.com/patchkit/patchkit/internal/cmd/root"
-	"github.com/patchkit/patchkit/internal/cmdutil"
 	"github.com/patchkit/patchkit/internal/gittest"
 )
 
@@ -206,13 +206,5 @@ func listTree(t *testing.T, root string) []string {
 // code main would return, stdout and stderr.
 func runPatchkit(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	f := &cmdutil.Factory{IO: cmdutil.Test(&out, &errOut)}
-	cmd := root.NewCmdRoot(f)
-	cmd.SetArgs(args)
-	err := cmd.Execute()
-	if err != nil && cmdutil.ExitCode(err) != cmdutil.ExitFindings {
-		errOut.WriteString("patchkit: " + err.Error() + "\n")
-	}
-	return cmdutil.ExitCode(err), out.String(), errOut.String()
+	return cmdtest.Run(t, root.NewCmdRoot, args...)
 }

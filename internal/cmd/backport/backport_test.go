@@ -7,16 +7,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/spf13/cobra"
-
-	"github.com/patchkit/patchkit/internal/cmd/backport"
+	"github.com/patchkit/patchkit/internal/cmd/cmdtest"
 	"github.com/patchkit/patchkit/internal/cmd/root"
-	"github.com/patchkit/patchkit/internal/cmd/verify"
-	"github.com/patchkit/patchkit/internal/cmdutil"
 	"github.com/patchkit/patchkit/internal/gittest"
 )
 
@@ -37,19 +32,11 @@ type fixture struct {
 	root, cache               string
 }
 
-func numbered(n int) string {
-	var b strings.Builder
-	for i := 1; i <= n; i++ {
-		b.WriteString("line" + strconv.Itoa(i) + "\n")
-	}
-	return b.String()
-}
-
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	r := gittest.New(t)
 	fx := &fixture{t: t, up: r, root: t.TempDir(), cache: t.TempDir()}
-	greet := numbered(40)
+	greet := gittest.Numbered("line%d", 40)
 	r.Write("greet.txt", greet)
 	r.Write("other.txt", "other\n")
 	r.Write("tool.sh", "#!/bin/sh\n")
@@ -116,30 +103,9 @@ func (fx *fixture) run(args ...string) (int, string, string) {
 	return runPatchkit(fx.t, append([]string{"--root", fx.root, "--cache-dir", fx.cache, "--upstream-url", fx.up.URL()}, args...)...)
 }
 
-// newRoot is the patchkit command with verify and backport, whether or not
-// root.go registers them yet.
-func newRoot(f *cmdutil.Factory) *cobra.Command {
-	cmd := root.NewCmdRoot(f)
-	for _, c := range cmd.Commands() {
-		if c.Name() == "verify" || c.Name() == "backport" {
-			cmd.RemoveCommand(c)
-		}
-	}
-	cmd.AddCommand(verify.NewCmdVerify(f, nil), backport.NewCmdBackport(f, nil))
-	return cmd
-}
-
 func runPatchkit(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	f := &cmdutil.Factory{IO: cmdutil.Test(&out, &errOut)}
-	cmd := newRoot(f)
-	cmd.SetArgs(args)
-	err := cmd.Execute()
-	if err != nil && cmdutil.ExitCode(err) != cmdutil.ExitFindings {
-		errOut.WriteString("patchkit: " + err.Error() + "\n")
-	}
-	return cmdutil.ExitCode(err), out.String(), errOut.String()
+	return cmdtest.Run(t, root.NewCmdRoot, args...)
 }
 
 type verifyJSON struct {

@@ -3,7 +3,6 @@ package initcmd_test
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,22 +14,7 @@ import (
 // maps https://github.com/ to its mirror.
 func adoptRepo(t *testing.T) (root, cache string) {
 	t.Helper()
-	dir := t.TempDir()
-	root, mirror := filepath.Join(dir, "repo"), filepath.Join(dir, "mirror")
-	script, err := filepath.Abs("../../adopt/testdata/mkadopt.sh")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command("sh", script, root, mirror).CombinedOutput(); err != nil {
-		t.Fatalf("mkadopt.sh: %v\n%s", err, out)
-	}
-	cfg := filepath.Join(dir, "gitconfig")
-	if err := os.WriteFile(cfg, []byte("[url \"file://"+mirror+"/\"]\n\tinsteadOf = https://github.com/\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("GIT_CONFIG_GLOBAL", cfg)
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	return root, filepath.Join(dir, "cache")
+	return mirrored(t, "mkadopt.sh")
 }
 
 func read(t *testing.T, root, p string) string {

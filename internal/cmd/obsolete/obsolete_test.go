@@ -9,10 +9,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/patchkit/patchkit/internal/cmd/cmdtest"
 	"github.com/patchkit/patchkit/internal/cmd/obsolete"
 	"github.com/patchkit/patchkit/internal/cmd/root"
 	"github.com/patchkit/patchkit/internal/cmdutil"
 	"github.com/patchkit/patchkit/internal/gittest"
+	"github.com/spf13/cobra"
 )
 
 // The upstream: greet.txt and tool.txt at v1.0.0 (the pin); v1.1.0 carries
@@ -114,18 +116,13 @@ func must(t *testing.T, err error) {
 // would return, stdout and stderr.
 func runPatchkit(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	f := &cmdutil.Factory{IO: cmdutil.Test(&out, &errOut)}
-	cmd := root.NewCmdRoot(f)
-	if c, _, err := cmd.Find([]string{"obsolete-check"}); err != nil || c == cmd {
-		cmd.AddCommand(obsolete.NewCmdObsolete(f, nil))
-	}
-	cmd.SetArgs(args)
-	err := cmd.Execute()
-	if err != nil && cmdutil.ExitCode(err) != cmdutil.ExitFindings {
-		errOut.WriteString("patchkit: " + err.Error() + "\n")
-	}
-	return cmdutil.ExitCode(err), out.String(), errOut.String()
+	return cmdtest.Run(t, func(f *cmdutil.Factory) *cobra.Command {
+		cmd := root.NewCmdRoot(f)
+		if c, _, err := cmd.Find([]string{"obsolete-check"}); err != nil || c == cmd {
+			cmd.AddCommand(obsolete.NewCmdObsolete(f, nil))
+		}
+		return cmd
+	}, args...)
 }
 
 func (f *fixture) run(t *testing.T, args ...string) (int, string, string) {

@@ -1,7 +1,6 @@
 package status_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -15,8 +14,8 @@ import (
 
 	"golang.org/x/net/html"
 
+	"github.com/patchkit/patchkit/internal/cmd/cmdtest"
 	"github.com/patchkit/patchkit/internal/cmd/root"
-	"github.com/patchkit/patchkit/internal/cmdutil"
 	"github.com/patchkit/patchkit/internal/gittest"
 )
 
@@ -194,15 +193,7 @@ func (f *fixture) serve(t *testing.T) *fakeGitHub {
 
 func (f *fixture) run(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	fc := &cmdutil.Factory{IO: cmdutil.Test(&out, &errOut)}
-	cmd := root.NewCmdRoot(fc)
-	cmd.SetArgs(append([]string{"--root", f.down.Dir, "--cache-dir", f.cache}, args...))
-	err := cmd.Execute()
-	if err != nil {
-		errOut.WriteString("patchkit: " + err.Error() + "\n")
-	}
-	return cmdutil.ExitCode(err), out.String(), errOut.String()
+	return cmdtest.RunAll(t, root.NewCmdRoot, append([]string{"--root", f.down.Dir, "--cache-dir", f.cache}, args...)...)
 }
 
 type statusJSON struct {
