@@ -21,8 +21,7 @@ func hostileUpstream(t *testing.T) *gittest.Repo {
 	up.Write("src/a.go", "package a\n")
 	up.Symlink("linkdir", "/etc")
 	up.Symlink("link", "README")
-	up.Commit("base")
-	up.Tag("v1")
+	up.Release("base", "v1")
 	return up
 }
 

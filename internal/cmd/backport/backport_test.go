@@ -43,8 +43,7 @@ func newFixture(t *testing.T) *fixture {
 	fx.pin = r.Commit("initial")
 	r.Tag("v1.0.0")
 	r.Write("greet.txt", "top1\ntop2\n"+greet)
-	r.Commit("greet: two lines on top")
-	r.Tag("v1.1.0")
+	r.Release("greet: two lines on top", "v1.1.0")
 	fixed := strings.Replace(strings.Replace(greet, "line20\n", "line20 // retry\n", 1), "line26\n", "line26\nrequeue\n", 1)
 	r.Write("greet.txt", "top1\ntop2\n"+fixed)
 	fx.fix = r.Commit("fix: requeue while the target pod is not scheduled\n\nThe controller gave up too early.\n\nFixes #12, see other/repo#3.\nSigned-off-by: A Dev <dev@example.com>")
@@ -69,22 +68,12 @@ image:
 
 func (fx *fixture) write(path, content string) {
 	fx.t.Helper()
-	full := filepath.Join(fx.root, path)
-	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-		fx.t.Fatal(err)
-	}
-	if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
-		fx.t.Fatal(err)
-	}
+	gittest.WriteFiles(fx.t, fx.root, map[string]string{path: content})
 }
 
 func (fx *fixture) read(path string) string {
 	fx.t.Helper()
-	b, err := os.ReadFile(filepath.Join(fx.root, path))
-	if err != nil {
-		fx.t.Fatal(err)
-	}
-	return string(b)
+	return gittest.ReadFile(fx.t, fx.root, path)
 }
 
 func (fx *fixture) patches() []string {

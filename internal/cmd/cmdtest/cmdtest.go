@@ -4,6 +4,7 @@ package cmdtest
 
 import (
 	"bytes"
+	"context"
 	"testing"
 
 	"github.com/spf13/cobra"
@@ -36,4 +37,19 @@ func run(newRoot func(*cmdutil.Factory) *cobra.Command, findings bool, args []st
 		errOut.WriteString("patchkit: " + err.Error() + "\n")
 	}
 	return cmdutil.ExitCode(err), out.String(), errOut.String()
+}
+
+// Exec runs one command, the one newCmd builds on f, with args, as the root
+// runs its verbs (usage and errors silenced), writing to buffers: f.IO is
+// replaced. It returns the exit code, stdout, stderr and the command's error.
+func Exec(ctx context.Context, f *cmdutil.Factory, newCmd func(*cmdutil.Factory) *cobra.Command, args ...string) (code int, stdout, stderr string, err error) {
+	var out, errOut bytes.Buffer
+	f.IO = cmdutil.Test(&out, &errOut)
+	cmd := newCmd(f)
+	cmd.SetArgs(args)
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	cmd.SetOut(&out)
+	cmd.SetErr(&errOut)
+	err = cmd.ExecuteContext(ctx)
+	return cmdutil.ExitCode(err), out.String(), errOut.String(), err
 }

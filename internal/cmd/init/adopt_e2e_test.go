@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/patchkit/patchkit/internal/gittest"
 )
 
 // adoptRepo generates mkadopt.sh's repository (cozystack's shape with the
@@ -19,11 +21,7 @@ func adoptRepo(t *testing.T) (root, cache string) {
 
 func read(t *testing.T, root, p string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
+	return gittest.ReadFile(t, root, p)
 }
 
 // TestAdoptWithoutGlue is issue 22's end to end: init, matrix, verify,

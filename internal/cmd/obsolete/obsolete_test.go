@@ -78,15 +78,13 @@ func newFixture(t *testing.T) *fixture {
 	up := gittest.New(t)
 	up.Write("greet.txt", greetV1)
 	up.Write("tool.txt", toolV1)
-	up.Commit("v1")
-	up.Tag("v1.0.0")
+	up.Release("v1", "v1.0.0")
 	up.Write("greet.txt", greetV2)
 	f := &fixture{up: up, root: t.TempDir(), cache: t.TempDir()}
 	f.fixCommit = up.Commit("greet the world")
 	up.Tag("v1.1.0")
 	up.Write("tool.txt", toolV3)
-	up.Commit("rework d")
-	up.Tag("v1.2.0")
+	up.Release("rework d", "v1.2.0")
 	f.addImage(t, "img", "v1.0.0", map[string]string{"0001-greet.diff": patchGreet, "0002-tool.patch": patchTool})
 	return f
 }

@@ -50,8 +50,7 @@ func newUpstream(t *testing.T) *upstream {
 	u.pin = r.Commit("initial")
 	r.Tag("v1.0.0")
 	r.Write("greet.txt", "top1\ntop2\n"+u.greetPin)
-	r.Commit("greet: two lines on top")
-	r.Tag("v1.1.0")
+	r.Release("greet: two lines on top", "v1.1.0")
 	r.Write("greet.txt", "top1\ntop2\n"+u.greetFixedPin)
 	u.fix = r.Commit("fix: requeue while the target pod is not scheduled\n\nFixes #12")
 	r.Tag("v1.2.0")
@@ -117,22 +116,12 @@ func newRepo(t *testing.T, up *upstream, cache string, extraSpec string) *repo {
 
 func (r *repo) write(path, content string) {
 	r.t.Helper()
-	full := filepath.Join(r.root, path)
-	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-		r.t.Fatal(err)
-	}
-	if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
-		r.t.Fatal(err)
-	}
+	gittest.WriteFiles(r.t, r.root, map[string]string{path: content})
 }
 
 func (r *repo) read(path string) string {
 	r.t.Helper()
-	b, err := os.ReadFile(filepath.Join(r.root, path))
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	return string(b)
+	return gittest.ReadFile(r.t, r.root, path)
 }
 
 // run runs patchkit with the repository's root, cache and upstream.
