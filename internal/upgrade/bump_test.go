@@ -78,8 +78,7 @@ func newBumpFixture(t *testing.T) *bumpFixture {
 		"example.com/a v1.0.0", "example.com/b v1.0.0", "example.com/c v1.0.0", "example.com/d v1.0.0"))
 	up.Write("main.go", bumpMain)
 	goIn(t, up.Dir, nil, "mod", "tidy")
-	pin := up.Commit("v1.0.0")
-	up.Tag("v1.0.0")
+	pin := up.Release("v1.0.0", "v1.0.0")
 
 	// The series, made at the pin the way a distribution makes it.
 	up.Git("checkout", "-q", "--detach", pin)
@@ -103,8 +102,7 @@ func newBumpFixture(t *testing.T) *bumpFixture {
 	// the lines the patches touch; b and d stay.
 	goIn(t, up.Dir, nil, "mod", "edit", "-require=example.com/a@v1.2.0", "-require=example.com/c@v1.2.0")
 	goIn(t, up.Dir, nil, "mod", "tidy")
-	up.Commit("raise a and c")
-	up.Tag("v1.1.0")
+	up.Release("raise a and c", "v1.1.0")
 
 	c, err := upstream.Open(ctx, t.TempDir(), up.URL())
 	if err != nil {

@@ -258,8 +258,7 @@ func TestEnsureFetchesOnlyWhatIsMissing(t *testing.T) {
 	c := open(t, dir, f.repo.URL())
 
 	f.repo.Write("new.txt", "new\n")
-	c4 := f.repo.Commit("fourth")
-	f.repo.Tag("v1.3.0")
+	c4 := f.repo.Release("fourth", "v1.3.0")
 
 	tests := []struct {
 		name    string
