@@ -72,15 +72,8 @@ func TestHistoryMemo(t *testing.T) {
 	// Damage: one entry with a byte flipped, the other cut short (a
 	// writer killed half-way would leave no entry at all; this is worse).
 	files := memoFiles(t, c)
-	b, err := os.ReadFile(files[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	b[len(b)-1] ^= 0x20
-	if err := os.WriteFile(files[0], b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	b, err = os.ReadFile(files[1])
+	flipLastByte(t, files[0])
+	b, err := os.ReadFile(files[1])
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,14 +53,7 @@ func TestVerdictMemo(t *testing.T) {
 	// A damaged entry (one byte flipped) is a miss, evaluated again and
 	// rewritten whole.
 	files := entries()
-	b, err := os.ReadFile(files[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	b[len(b)-1] ^= 0x20
-	if err := os.WriteFile(files[0], b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	flipLastByte(t, files[0])
 	damaged, ev := check(fx.patches)
 	if strings.Count(ev, "v") != 1 {
 		t.Errorf("run on a damaged entry evaluated %q, want one ref", ev)

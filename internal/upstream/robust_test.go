@@ -315,11 +315,7 @@ func TestShallowUpstream(t *testing.T) {
 		ids = append(ids, full.Commit(fmt.Sprint("c", i)))
 	}
 	full.Tag("v1.0.0")
-	mirror := filepath.Join(t.TempDir(), "mirror")
-	if _, errOut, err := gittest.Run(t.TempDir(), nil, "clone", "-q", "--depth", "3", full.URL(), mirror); err != nil {
-		t.Fatalf("git clone --depth 3: %v\n%s", err, errOut)
-	}
-	up := &gittest.Repo{TB: t, Dir: mirror}
+	up := shallowMirror(t, full)
 	if got := up.Git("rev-parse", "--is-shallow-repository"); got != "true" {
 		t.Fatalf("mirror is not shallow: %s", got)
 	}
