@@ -115,10 +115,29 @@ func TestLayering(t *testing.T) {
 
 // TestOneGitRunner checks that upstream is the only stage that starts the
 // git CLI: every other stage asks the cache (upstream.Cache.Git), which owns
-// git's environment and the reading of its failures as cache faults. The
+// git's environment and the reading of its failures as cache faults. It is
+// also the only one that imports go-git (beyond its file-mode constants), so
+// no stage reads the cache's objects around the verified reader (Commit,
+// Log, Source) that turns damage into cache faults. The
 // exceptions work on other repositories: gittest builds test upstreams,
 // obsolete/corpus rebuilds the real-history corpus's reduced upstreams,
 // propose commits to the downstream repository and status reads its history.
+const goGit = "github.com/go-git/go-git/v5"
+
+// goGitImport returns the go-git package an import line names, if any.
+func goGitImport(line string) (string, bool) {
+	i := strings.Index(line, `"`+goGit)
+	if i < 0 {
+		return "", false
+	}
+	rest := line[i+1:]
+	j := strings.IndexByte(rest, '"')
+	if j < 0 || (j > len(goGit) && rest[len(goGit)] != '/') {
+		return "", false
+	}
+	return rest[:j], true
+}
+
 func TestOneGitRunner(t *testing.T) {
 	allowed := map[string]bool{"internal/upstream": true, "internal/gittest": true, "internal/propose": true,
 		"internal/obsolete/corpus": true, "internal/status": true}
@@ -140,6 +159,9 @@ func TestOneGitRunner(t *testing.T) {
 		for i, line := range strings.Split(string(data), "\n") {
 			if strings.Contains(line, "exec.Command") && strings.Contains(line, `"git"`) {
 				t.Errorf("%s:%d runs git itself: go through upstream.Cache.Git", path, i+1)
+			}
+			if imp, ok := goGitImport(line); ok && imp != goGit+"/plumbing/filemode" {
+				t.Errorf("%s:%d imports %s: read the cache's objects and refs through upstream.Cache's checked methods", path, i+1, imp)
 			}
 		}
 		return nil

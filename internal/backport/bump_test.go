@@ -3,7 +3,6 @@ package backport
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,16 +11,6 @@ import (
 	"github.com/patchkit/patchkit/internal/gomod"
 	"github.com/patchkit/patchkit/internal/gomod/gomodtest"
 )
-
-func goIn(t *testing.T, dir string, env []string, args ...string) {
-	t.Helper()
-	cmd := exec.Command("go", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-}
 
 // TestRaiseBump: upstream raised b, then a (the commit backported): the
 // commit's diff does not apply at the pin (its context has b's new version),
@@ -38,14 +27,13 @@ func TestRaiseBump(t *testing.T) {
 	r := gittest.New(t)
 	r.Write("go.mod", gomodtest.MainGoMod("example.com/up", "1.21", "example.com/a v1.0.0", "example.com/b v1.0.0"))
 	r.Write("main.go", "package main\n\nimport (\n\t\"example.com/a\"\n\t\"example.com/b\"\n)\n\nfunc main() { println(a.V, b.V) }\n")
-	goIn(t, r.Dir, nil, "mod", "tidy")
-	pin := r.Commit("initial")
-	r.Tag("v1.0.0")
-	goIn(t, r.Dir, nil, "mod", "edit", "-require=example.com/b@v1.2.0")
-	goIn(t, r.Dir, nil, "mod", "tidy")
+	gomodtest.Go(t, r.Dir, nil, "mod", "tidy")
+	pin := r.Release("initial", "v1.0.0")
+	gomodtest.Go(t, r.Dir, nil, "mod", "edit", "-require=example.com/b@v1.2.0")
+	gomodtest.Go(t, r.Dir, nil, "mod", "tidy")
 	r.Commit("raise b")
-	goIn(t, r.Dir, nil, "mod", "edit", "-require=example.com/a@v1.1.0")
-	goIn(t, r.Dir, nil, "mod", "tidy")
+	gomodtest.Go(t, r.Dir, nil, "mod", "edit", "-require=example.com/a@v1.1.0")
+	gomodtest.Go(t, r.Dir, nil, "mod", "tidy")
 	fix := r.Commit("raise a for CVE-2025-1111")
 
 	ctx := context.Background()
@@ -78,5 +66,5 @@ func TestRaiseBump(t *testing.T) {
 	if _, stderr, err := gittest.Run(work, nil, "apply", file); err != nil {
 		t.Fatalf("git apply: %v\n%s", err, stderr)
 	}
-	goIn(t, work, []string{"GOPROXY=off", "GOFLAGS=-mod=readonly"}, "build", "-o", os.DevNull, ".")
+	gomodtest.Go(t, work, []string{"GOPROXY=off", "GOFLAGS=-mod=readonly"}, "build", "-o", os.DevNull, ".")
 }

@@ -20,16 +20,14 @@ func upstreamRepo(t *testing.T) (r *gittest.Repo, fix string) {
 	r = gittest.New(t)
 	r.Write("a.txt", "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n")
 	r.Write("old/name.txt", "moved\n")
-	r.Commit("initial")
-	r.Tag("v1.0.0")
+	r.Release("initial", "v1.0.0")
 	r.Write("a.txt", "top\n1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n")
 	r.Commit("top")
 	r.Write("a.txt", "top\n1\n2\nthree\n4\n5\n6\n7\neight\n9\n10\n")
 	r.Remove("old/name.txt")
 	r.Write("new/name.txt", "moved\n")
 	r.Write("img.bin", "\x00\x01\x02binary\x00")
-	fix = r.Commit("fix: three and eight\n\nFixes #12")
-	r.Tag("v1.1.0")
+	fix = r.Release("fix: three and eight\n\nFixes #12", "v1.1.0")
 	return r, fix
 }
 

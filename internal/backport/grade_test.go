@@ -36,6 +36,21 @@ func TestCompare(t *testing.T) {
 		Commit: tree.Map{"a.txt": {Mode: tree.Regular, Data: []byte(commitA)}},
 	}
 	header := "Subject: x\nOrigin: upstream, 635da9cc59aacfe868fd8b43ddccac9c47a9b7a3\n\n"
+	// resplit is diffF with its one hunk split in two.
+	const resplit = `diff --git a/a.txt b/a.txt
+--- a/a.txt
++++ b/a.txt
+@@ -2,3 +2,3 @@
+ 2
+-3
++three
+ 4
+@@ -7,3 +7,3 @@
+ 7
+-8
++eight
+ 9
+`
 	tests := []struct {
 		name       string
 		patch      string
@@ -48,34 +63,8 @@ func TestCompare(t *testing.T) {
 		{name: "same text", patch: diffF, trees: trees, grade: Identical},
 		{name: "moved line numbers, other index, signature", trees: trees, grade: Identical,
 			patch: strings.NewReplacer("@@ -1,10 +1,10 @@", "@@ -41,10 +41,10 @@ func f()", "index 1111111..2222222", "index 3333333..4444444").Replace(diffF) + "-- \n2.39.5\n\n"},
-		{name: "re-split hunks", trees: trees, grade: Equivalent, reasonPart: "hunks split otherwise", patch: `diff --git a/a.txt b/a.txt
---- a/a.txt
-+++ b/a.txt
-@@ -2,3 +2,3 @@
- 2
--3
-+three
- 4
-@@ -7,3 +7,3 @@
- 7
--8
-+eight
- 9
-`},
-		{name: "re-split without trees", grade: Differs, reasonPart: "trees were not at hand", patch: `diff --git a/a.txt b/a.txt
---- a/a.txt
-+++ b/a.txt
-@@ -2,3 +2,3 @@
- 2
--3
-+three
- 4
-@@ -7,3 +7,3 @@
- 7
--8
-+eight
- 9
-`},
+		{name: "re-split hunks", trees: trees, grade: Equivalent, reasonPart: "hunks split otherwise", patch: resplit},
+		{name: "re-split without trees", grade: Differs, reasonPart: "trees were not at hand", patch: resplit},
 		{name: "hand-edited line", trees: trees, grade: Differs, reasonPart: "a.txt differs from the commit's",
 			patch: strings.Replace(diffF, "+three\n", "+three (edited)\n", 1), onlyPatch: "a.txt: +three (edited)", onlyUp: "a.txt: +three"},
 		{name: "half the change", trees: trees, grade: Differs, reasonPart: "differs from the commit's",

@@ -206,9 +206,10 @@ func restore(t *testing.T, root string, s map[string][]byte) {
 	}
 }
 
-// TestChartPinCheck warns when the image unit that the chart deploys is
-// built from another upstream version than the chart's appVersion.
-func TestChartPinCheck(t *testing.T) {
+// withImageUnit is the monorepo with the charts' specs, the kube-ovn chart
+// naming the image unit images/kubeovn, whose pin is the Dockerfile's TAG.
+func withImageUnit(t *testing.T) *charttest.Monorepo {
+	t.Helper()
 	m := newMonorepo(t)
 	charttest.WriteFiles(t, m.Root, specs(m))
 	spec := m.Pkg("kubeovn", FileName)
@@ -218,6 +219,13 @@ func TestChartPinCheck(t *testing.T) {
 		"packages/system/kubeovn/images/kubeovn/patchkit.yaml":    "upstream:\n  url: https://github.com/kubeovn/kube-ovn\n  ref:\n    dockerfile-arg: TAG\npatches: ./patches\n",
 		"packages/system/kubeovn/images/kubeovn/patches/.gitkeep": "",
 	})
+	return m
+}
+
+// TestChartPinCheck warns when the image unit that the chart deploys is
+// built from another upstream version than the chart's appVersion.
+func TestChartPinCheck(t *testing.T) {
+	m := withImageUnit(t)
 	check := func() Check {
 		t.Helper()
 		r := verifyAll(t, m)["packages/system/kubeovn/charts/kube-ovn"]
@@ -241,17 +249,9 @@ func TestChartPinCheck(t *testing.T) {
 // release while its files come from the release its image is built from
 // fails as "upstream version differs", naming both versions.
 func TestVendoredFromTheImageVersion(t *testing.T) {
-	m := newMonorepo(t)
-	charttest.WriteFiles(t, m.Root, specs(m))
-	spec := m.Pkg("kubeovn", FileName)
-	b, _ := os.ReadFile(spec)
-	os.WriteFile(spec, append(b, "    image: ./images/kubeovn\n"...), 0o644)
-	charttest.WriteFiles(t, m.Root, map[string]string{
-		"packages/system/kubeovn/images/kubeovn/patchkit.yaml":    "upstream:\n  url: https://github.com/kubeovn/kube-ovn\n  ref:\n    dockerfile-arg: TAG\npatches: ./patches\n",
-		"packages/system/kubeovn/images/kubeovn/patches/.gitkeep": "",
-	})
+	m := withImageUnit(t)
 	cy := m.Pkg("kubeovn", "charts/kube-ovn/Chart.yaml")
-	b, _ = os.ReadFile(cy)
+	b, _ := os.ReadFile(cy)
 	os.WriteFile(cy, []byte(strings.ReplaceAll(string(b), charttest.KubeovnVersion, charttest.KubeovnPrevious)), 0o644)
 	r := verifyAll(t, m)["packages/system/kubeovn/charts/kube-ovn"]
 	c := r.Checks[0]

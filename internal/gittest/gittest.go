@@ -160,6 +160,15 @@ func (r *Repo) Tag(name string) {
 	r.Git("tag", "-a", "-m", name, name)
 }
 
+// Release commits the work tree as msg (see Commit), tags the commit tag (see
+// Tag) and returns its id.
+func (r *Repo) Release(msg, tag string) string {
+	r.TB.Helper()
+	id := r.Commit(msg)
+	r.Tag(tag)
+	return id
+}
+
 // Head returns the commit id of HEAD.
 func (r *Repo) Head() string { return r.Git("rev-parse", "HEAD") }
 
@@ -185,4 +194,25 @@ func WriteFiles(tb testing.TB, root string, files map[string]string) {
 			tb.Fatal(err)
 		}
 	}
+}
+
+// ReadFile reads the file name (slash-separated) under root, failing the
+// test if it cannot.
+func ReadFile(tb testing.TB, root, name string) string {
+	tb.Helper()
+	b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(name)))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return string(b)
+}
+
+// Numbered returns n lines, fmt.Sprintf(format, i) for i from 1 to n, each
+// ending in a newline: Numbered("line%d", 3) is "line1\nline2\nline3\n".
+func Numbered(format string, n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, format+"\n", i)
+	}
+	return b.String()
 }

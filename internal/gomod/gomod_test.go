@@ -3,7 +3,6 @@ package gomod
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -260,12 +259,7 @@ func TestRaise(t *testing.T) {
 		t.Errorf("go.sum lacks the new hashes:\n%s", sum)
 	}
 	// Offline, with -mod=readonly: go.mod and go.sum are complete.
-	cmd := exec.Command("go", "build", "-mod=readonly", "./...")
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "GOPROXY=off", "GOFLAGS=-modcacherw")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	gomodtest.Go(t, root, []string{"GOPROXY=off", "GOFLAGS=-modcacherw"}, "build", "-mod=readonly", "./...")
 	if _, err := os.Stat(filepath.Join(root, "app")); err == nil {
 		os.Remove(filepath.Join(root, "app"))
 	}

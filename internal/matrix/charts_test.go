@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/patchkit/patchkit/internal/gittest"
-	"github.com/patchkit/patchkit/internal/spec"
 )
 
 // TestSelectChartUnits: a change to a chart unit's vendored directory,
@@ -25,14 +24,7 @@ func TestSelectChartUnits(t *testing.T) {
 		"packages/system/kubeovn/patchkit-charts.yaml":       "charts:\n  - dir: ./charts/kube-ovn\n    upstream: {helm: https://example.com/charts, chart: kube-ovn}\n    version: 1.15.10\n",
 		"packages/system/kubeovn/charts/kube-ovn/Chart.yaml": "name: kube-ovn\n",
 	})
-	repo, err := spec.LoadRepo(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := Load(root, repo)
-	if err != nil {
-		t.Fatal(err)
-	}
+	plan := loadPlan(t, root)
 	const kamaji = "packages/system/kamaji/images/kamaji"
 	for _, tc := range []struct {
 		name    string

@@ -42,10 +42,7 @@ build-all:
 `
 	root := t.TempDir()
 	gittest.WriteFiles(t, root, map[string]string{"Makefile": mk})
-	repo, err := spec.LoadRepo(root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	repo := loadRepo(t, root)
 	e, err := ReadEntry(root, repo)
 	if err != nil {
 		t.Fatal(err)
@@ -184,16 +181,29 @@ func monorepo(t *testing.T) string {
 	return root
 }
 
-func TestSelect(t *testing.T) {
-	root := monorepo(t)
+// loadRepo reads the repository at root.
+func loadRepo(t *testing.T, root string) *spec.Repo {
+	t.Helper()
 	repo, err := spec.LoadRepo(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := Load(root, repo)
+	return repo
+}
+
+// loadPlan loads the build plan of the repository at root.
+func loadPlan(t *testing.T, root string) *Plan {
+	t.Helper()
+	plan, err := Load(root, loadRepo(t, root))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return plan
+}
+
+func TestSelect(t *testing.T) {
+	root := monorepo(t)
+	plan := loadPlan(t, root)
 	const (
 		kamaji = "packages/system/kamaji/images/kamaji"
 		cosi   = "packages/system/objectstorage-controller/images/cosi"
@@ -244,7 +254,7 @@ func TestSelect(t *testing.T) {
 		})
 	}
 	sel := plan.Select(root, []string{"packages/system/kubeovn/images/kubeovn/patches/0001-fix.diff"}, false, ByUnit)
-	err = sel.Err(plan.Entry)
+	err := sel.Err(plan.Entry)
 	want := "packages/system/kubeovn/images/kubeovn: selected by packages/system/kubeovn/images/kubeovn/patches/0001-fix.diff, but no line of Makefile's build: target builds it, so CI would never build it: add `make -C packages/system/kubeovn image`"
 	if err == nil || err.Error() != want || !IsUnbuilt(err) {
 		t.Errorf("Err() = %v,\nwant %s", err, want)
@@ -254,11 +264,7 @@ func TestSelect(t *testing.T) {
 func TestLoadBadInputs(t *testing.T) {
 	root := monorepo(t)
 	gittest.WriteFiles(t, root, map[string]string{"packages/system/objectstorage-controller/images/cosi/patchkit.yaml": strings.Replace(osSpec, "seaweedfs/values.yaml", "seaweedfs/valeus.yaml", 1)})
-	repo, err := spec.LoadRepo(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = Load(root, repo)
+	_, err := Load(root, loadRepo(t, root))
 	if err == nil || !strings.Contains(err.Error(), "packages/system/objectstorage-controller/images/cosi/patchkit.yaml:3: inputs[0]: \"packages/system/seaweedfs/valeus.yaml\" does not exist") {
 		t.Errorf("Load() error = %v, want the missing input named with file:line:key", err)
 	}
@@ -285,14 +291,7 @@ func TestDirectoryInput(t *testing.T) {
 	if err := os.WriteFile(file, []byte(regexp.MustCompile(`(?m)^inputs:.*\n(  - .*\n)*`).ReplaceAllString(string(data), "")+"inputs: [../../../seaweedfs]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	repo, err := spec.LoadRepo(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := Load(root, repo)
-	if err != nil {
-		t.Fatal(err)
-	}
+	plan := loadPlan(t, root)
 	for _, by := range []string{ByUnit, ByBuildDir} {
 		want := cosi
 		if by == ByBuildDir {

@@ -80,8 +80,7 @@ func TestCheckBumpVersions(t *testing.T) {
 	main := "package main\n\nfunc main() {\n\tprintln(\"up\")\n}\n"
 	writeState(r, pinState)
 	r.Write("main.go", main)
-	pin := r.Commit("v1.0.0")
-	r.Tag("v1.0.0")
+	pin := r.Release("v1.0.0", "v1.0.0")
 
 	fixedMain := strings.Replace(main, `println("up")`, `println("up", 1)`, 1)
 	s := pinState
@@ -112,28 +111,24 @@ func TestCheckBumpVersions(t *testing.T) {
 	// v1.0.1: a raised beyond the patch, b behind it.
 	up := pinState.with("example.com/a", "v1.2.0", "example.com/b", "v1.1.0")
 	writeState(r, up)
-	raiseA := r.Commit("raise a to v1.2.0, b to v1.1.0")
-	r.Tag("v1.0.1")
+	raiseA := r.Release("raise a to v1.2.0, b to v1.1.0", "v1.0.1")
 	// v1.0.2: b raised to a pseudo-version above the patch's; c exactly.
 	up = up.with("example.com/b", "v1.2.1-0.20240301000000-abcdefabcdef")
 	writeState(r, up)
 	raiseB := r.Commit("raise b")
 	up = up.with("example.com/c", "v1.3.0")
 	writeState(r, up)
-	raiseC := r.Commit("raise c to v1.3.0")
-	r.Tag("v1.0.2")
+	raiseC := r.Release("raise c to v1.3.0", "v1.0.2")
 	// v1.0.3: upstream goes higher still, and lands the code fix of 0004;
 	// d goes to a prerelease, below the patch's version.
 	up = up.with("example.com/a", "v1.4.0", "example.com/c", "v1.5.0", "example.com/d", "v1.1.0-rc.1")
 	writeState(r, up)
 	r.Write("main.go", fixedMain)
-	r.Commit("raise a, c, d; fix main")
-	r.Tag("v1.0.3")
+	r.Release("raise a, c, d; fix main", "v1.0.3")
 	// v1.0.4: d at the patch's version.
 	up = up.with("example.com/d", "v1.1.0")
 	writeState(r, up)
-	raiseD := r.Commit("raise d to v1.1.0")
-	r.Tag("v1.0.4")
+	raiseD := r.Release("raise d to v1.1.0", "v1.0.4")
 
 	rep := scan{pin: "v1.0.0", releases: "v1.*", patches: patches}.run(t, r.URL())
 

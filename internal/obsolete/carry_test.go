@@ -77,11 +77,7 @@ func oracle(t *testing.T, r *gittest.Repo, rep *Report, patches []string) {
 // while every hunk is still there; it is partial once one hunk is reverted,
 // and a conflict once nothing of it is left.
 func TestCheckCarriedAfterNearbyEdits(t *testing.T) {
-	r := gittest.New(t)
-	base := numbered("m", 70)
-	r.Write("m.go", base)
-	r.Commit("initial")
-	r.Tag("v1.0.0")
+	r, base := pinned(t, "m.go", "m", 70)
 	fixed := base
 	for _, l := range []string{"m10", "m35", "m60"} {
 		fixed = replaceLine(t, fixed, l, l+" fixed")
@@ -90,34 +86,24 @@ func TestCheckCarriedAfterNearbyEdits(t *testing.T) {
 
 	r.Write("m.go", fixed)
 	r.Write("docs.txt", "fixed\n")
-	land := r.Commit("fix three lines, with docs")
-	r.Tag("v1.1.0")
+	land := r.Release("fix three lines, with docs", "v1.1.0")
 	cur := replaceLine(t, fixed, "m61", "m61 reworded")
 	r.Write("m.go", cur)
-	r.Commit("reword m61")
-	r.Tag("v1.2.0")
+	r.Release("reword m61", "v1.2.0")
 	cur = replaceLine(t, cur, "m9", "m9 reworded")
 	r.Write("m.go", cur)
-	r.Commit("reword m9")
-	r.Tag("v1.3.0")
+	r.Release("reword m9", "v1.3.0")
 	cur = replaceLine(t, cur, "m35 fixed", "m35")
 	r.Write("m.go", cur)
-	r.Commit("revert the m35 fix")
-	r.Tag("v1.4.0")
+	r.Release("revert the m35 fix", "v1.4.0")
 	cur = replaceLine(t, replaceLine(t, cur, "m10 fixed", "m10"), "m60 fixed", "m60")
 	r.Write("m.go", cur)
-	r.Commit("revert the other fixes")
-	r.Tag("v1.5.0")
+	r.Release("revert the other fixes", "v1.5.0")
 
-	r.Git("checkout", "-q", "-b", "release-1.0", "v1.0.0")
-	r.Write("other.txt", "other\n")
-	r.Commit("release only")
-	r.Git("cherry-pick", "-x", land)
-	pick := r.Head()
+	pick := releasePick(r, land)
 	r.Tag("v1.0.1")
 	r.Write("m.go", replaceLine(t, fixed, "m59", "m59 on the branch"))
-	r.Commit("branch rewording")
-	r.Tag("v1.0.2")
+	r.Release("branch rewording", "v1.0.2")
 	r.Git("checkout", "-q", "main")
 
 	patches := []string{patch}
@@ -276,8 +262,7 @@ func TestCheckRemovalSuperseded(t *testing.T) {
 	for _, f := range []string{"a.go", "b.go", "c.go"} {
 		r.Write(f, removalBase)
 	}
-	r.Commit("initial")
-	r.Tag("v1.0.0")
+	r.Release("initial", "v1.0.0")
 	var patches []string
 	for _, f := range []string{"a.go", "b.go", "c.go"} {
 		patches = append(patches, makePatch(r, "v1.0.0", "main", "disable the check in "+f, map[string]string{f: removalOurs}))
@@ -286,8 +271,7 @@ func TestCheckRemovalSuperseded(t *testing.T) {
 	land := r.Commit("drop the strict check")
 	r.Write("b.go", removalMoved)
 	r.Write("c.go", removalGone)
-	moved := r.Commit("move the check in b, drop Handle in c")
-	r.Tag("v1.1.0")
+	moved := r.Release("move the check in b, drop Handle in c", "v1.1.0")
 
 	rep := scan{pin: "v1.0.0", releases: "v*", patches: patches}.run(t, r.URL())
 	tests := []struct {

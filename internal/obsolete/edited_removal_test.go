@@ -24,12 +24,10 @@ func TestCheckEditedRemovedLineNotGone(t *testing.T) {
 
 	r := gittest.New(t)
 	r.Write("cmd.go", base)
-	r.Commit("initial")
-	r.Tag("v1.0.0")
+	r.Release("initial", "v1.0.0")
 	patch := makePatch(r, "v1.0.0", "main", "disable the datastore check", map[string]string{"cmd.go": ours})
 	r.Write("cmd.go", edited)
-	r.Commit("check with a background context")
-	r.Tag("v1.1.0")
+	r.Release("check with a background context", "v1.1.0")
 
 	patches := []string{patch}
 	rep := scan{pin: "v1.0.0", releases: "v*", patches: patches}.run(t, r.URL())

@@ -3,6 +3,7 @@ package obsolete
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -13,12 +14,30 @@ import (
 )
 
 // numbered returns n lines "<prefix>1" ... "<prefix>n", each with a newline.
-func numbered(prefix string, n int) string {
-	var b strings.Builder
-	for i := 1; i <= n; i++ {
-		fmt.Fprintf(&b, "%s%d\n", prefix, i)
-	}
-	return b.String()
+func numbered(prefix string, n int) string { return gittest.Numbered(prefix+"%d", n) }
+
+// pinned starts an upstream whose first commit, "initial", tagged v1.0.0,
+// holds file with numbered(prefix, n); it returns the repository and that
+// text.
+func pinned(t *testing.T, file, prefix string, n int) (*gittest.Repo, string) {
+	t.Helper()
+	r := gittest.New(t)
+	base := numbered(prefix, n)
+	r.Write(file, base)
+	r.Release("initial", "v1.0.0")
+	return r, base
+}
+
+// releasePick starts branch release-1.0 at v1.0.0 with a commit of its own
+// ("release only", adding other.txt) and cherry-picks land onto it with -x:
+// the change under another commit id. It returns the pick's commit id and
+// leaves the branch checked out.
+func releasePick(r *gittest.Repo, land string) string {
+	r.Git("checkout", "-q", "-b", "release-1.0", "v1.0.0")
+	r.Write("other.txt", "other\n")
+	r.Commit("release only")
+	r.Git("cherry-pick", "-x", land)
+	return r.Head()
 }
 
 // replaceLine replaces the line equal to old (without newline) in s.
@@ -134,4 +153,56 @@ func result(tb testing.TB, rep *Report, i int, ref string) Result {
 	}
 	tb.Fatalf("patch %d has no result at %s", i, ref)
 	return Result{}
+}
+
+// openPinned opens a cache of fx's upstream and resolves the pin, v1.0.0.
+func (fx *statusFixture) openPinned(t *testing.T) (*upstream.Cache, string) {
+	t.Helper()
+	c := openCache(t, fx.up.URL())
+	pin, err := c.Resolve("v1.0.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, pin
+}
+
+// release makes a new upstream release, v1.2.0 (a commit changing c.txt),
+// and fetches it into c.
+func (fx *statusFixture) release(t *testing.T, c *upstream.Cache) {
+	t.Helper()
+	fx.up.Write("c.txt", "moved\n")
+	fx.up.Release("c: moved on", "v1.2.0")
+	if err := c.Fetch(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkAgain checks patches against c's releases v* from pin v1.0.0, as the
+// memo tests run Check again and again, and clears each result's Patch,
+// which every run parses anew, so that reports compare with DeepEqual.
+func checkAgain(t *testing.T, c *upstream.Cache, pin string, patches []string, opts ...Option) *Report {
+	t.Helper()
+	sp := &spec.Spec{Name: "test", File: "images/test/patchkit.yaml", Upstream: spec.Upstream{Ref: "v1.0.0", Releases: "v*"}}
+	in := Input{Cache: c, Spec: sp, PinCommit: pin, Patches: parsePatches(t, patches)}
+	rep, err := Check(context.Background(), in, opts...)
+	if err != nil {
+		t.Fatalf("Check() = %v", err)
+	}
+	for i := range rep.Patches {
+		rep.Patches[i].Patch = nil
+	}
+	return rep
+}
+
+// flipLastByte damages file: one bit (0x20) of its last byte flipped.
+func flipLastByte(t *testing.T, file string) {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)-1] ^= 0x20
+	if err := os.WriteFile(file, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -1,7 +1,6 @@
 package obsolete
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -9,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/patchkit/patchkit/internal/spec"
 	"github.com/patchkit/patchkit/internal/upstream"
 )
 
@@ -48,24 +46,11 @@ func memoFiles(t *testing.T, c *upstream.Cache) []string {
 // shallow boundary makes the run ask git again.
 func TestHistoryMemo(t *testing.T) {
 	fx := newStatusFixture(t)
-	c := openCache(t, fx.up.URL())
-	pin, err := c.Resolve("v1.0.0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, pin := fx.openPinned(t)
 	git, calls := countingGit(t)
-	sp := &spec.Spec{Name: "test", File: "images/test/patchkit.yaml", Upstream: spec.Upstream{Ref: "v1.0.0", Releases: "v*"}}
 	check := func() *Report {
 		t.Helper()
-		in := Input{Cache: c, Spec: sp, PinCommit: pin, Patches: parsePatches(t, fx.patches)}
-		rep, err := Check(context.Background(), in, withGit(git))
-		if err != nil {
-			t.Fatalf("Check() = %v", err)
-		}
-		for i := range rep.Patches {
-			rep.Patches[i].Patch = nil // parsed anew by each run
-		}
-		return rep
+		return checkAgain(t, c, pin, fx.patches, withGit(git))
 	}
 	askGit := []string{"rev-list", "log"}
 
@@ -87,15 +72,8 @@ func TestHistoryMemo(t *testing.T) {
 	// Damage: one entry with a byte flipped, the other cut short (a
 	// writer killed half-way would leave no entry at all; this is worse).
 	files := memoFiles(t, c)
-	b, err := os.ReadFile(files[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	b[len(b)-1] ^= 0x20
-	if err := os.WriteFile(files[0], b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	b, err = os.ReadFile(files[1])
+	flipLastByte(t, files[0])
+	b, err := os.ReadFile(files[1])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,12 +101,7 @@ func TestHistoryMemo(t *testing.T) {
 	}
 
 	// Upstream moves on: a new release brings new commits.
-	fx.up.Write("c.txt", "moved\n")
-	fx.up.Commit("c: moved on")
-	fx.up.Tag("v1.2.0")
-	if err := c.Fetch(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	fx.release(t, c)
 	moved := check()
 	if got := calls(); !reflect.DeepEqual(got, askGit) {
 		t.Errorf("run after a new release ran git %v, want %v", got, askGit)

@@ -72,8 +72,7 @@ func newStatusFixture(t *testing.T) *statusFixture {
 	r.Write("d.txt", d)
 	r.Write("src/e.go", eBase)
 	r.Write("f.txt", f)
-	r.Commit("initial")
-	r.Tag("v1.0.0")
+	r.Release("initial", "v1.0.0")
 	fx := &statusFixture{up: r}
 
 	d2 := replaceLine(t, replaceLine(t, d, "d3", "D3"), "d25", "D25")
@@ -94,8 +93,7 @@ func newStatusFixture(t *testing.T) *statusFixture {
 	r.Write("src/e.go", eUpstream)
 	fx.landE = r.Commit("e: requeue unscheduled targets")
 	r.Write("f.txt", replaceLine(t, f, "f5", "f5 changed upstream"))
-	r.Commit("f: change f5")
-	r.Tag("v1.1.0")
+	r.Release("f: change f5", "v1.1.0")
 	fx.v110 = r.Head()
 	r.Write("unrelated.txt", "x\n")
 	r.Commit("unrelated")
@@ -166,28 +164,18 @@ func TestCheckStatuses(t *testing.T) {
 // commit finds it. A release branch carries the change as a cherry-pick,
 // under another commit id.
 func TestCheckPatchIDOnly(t *testing.T) {
-	r := gittest.New(t)
-	base := numbered("line", 12)
-	r.Write("x.txt", base)
-	r.Commit("initial")
-	r.Tag("v1.0.0")
+	r, base := pinned(t, "x.txt", "line", 12)
 	fixed := replaceLine(t, base, "line6", "line6 fixed")
 	patch := makePatch(r, "v1.0.0", "main", "fix line6", map[string]string{"x.txt": fixed})
 
 	r.Write("x.txt", fixed)
 	land := r.Commit("fix line6")
 	r.Write("x.txt", replaceLine(t, replaceLine(t, fixed, "line5", "line5 reworded"), "line7", "line7 reworded"))
-	r.Commit("reword the neighbours")
-	r.Tag("v1.1.0")
+	r.Release("reword the neighbours", "v1.1.0")
 
-	r.Git("checkout", "-q", "-b", "release-1.0", "v1.0.0")
-	r.Write("other.txt", "other\n")
-	r.Commit("release only")
-	r.Git("cherry-pick", "-x", land)
-	pick := r.Head()
+	pick := releasePick(r, land)
 	r.Write("x.txt", replaceLine(t, fixed, "line7", "line7 on the branch"))
-	r.Commit("branch rewording")
-	r.Tag("v1.0.1")
+	r.Release("branch rewording", "v1.0.1")
 	r.Git("checkout", "-q", "main")
 
 	rep := scan{pin: "v1.0.0", releases: "v*", patches: []string{patch}}.run(t, r.URL())
@@ -207,16 +195,11 @@ func TestCheckPatchIDOnly(t *testing.T) {
 
 // TestCheckRevert: the change ships in v1.1.0 and is reverted before v1.2.0.
 func TestCheckRevert(t *testing.T) {
-	r := gittest.New(t)
-	base := numbered("l", 10)
-	r.Write("r.txt", base)
-	r.Commit("initial")
-	r.Tag("v1.0.0")
+	r, base := pinned(t, "r.txt", "l", 10)
 	fixed := replaceLine(t, base, "l4", "l4 fixed")
 	patch := makePatch(r, "v1.0.0", "main", "fix l4", map[string]string{"r.txt": fixed})
 	r.Write("r.txt", fixed)
-	land := r.Commit("fix l4")
-	r.Tag("v1.1.0")
+	land := r.Release("fix l4", "v1.1.0")
 	r.Git("revert", "--no-edit", land)
 	r.Tag("v1.2.0")
 
@@ -234,11 +217,7 @@ func TestCheckRevert(t *testing.T) {
 // first; once upstream carries the first, the second must be tested against
 // upstream's version of it, not conflict with a re-applied first patch.
 func TestCheckEarlierPatchPresent(t *testing.T) {
-	r := gittest.New(t)
-	base := numbered("s", 12)
-	r.Write("s.txt", base)
-	r.Commit("initial")
-	r.Tag("v1.0.0")
+	r, base := pinned(t, "s.txt", "s", 12)
 	one := replaceLine(t, base, "s5", "s5 first")
 	two := replaceLine(t, one, "s6", "s6 second")
 	p1 := makePatch(r, "v1.0.0", "main", "first", map[string]string{"s.txt": one})
@@ -249,11 +228,9 @@ func TestCheckEarlierPatchPresent(t *testing.T) {
 	p2 := makePatch(r, mid, "main", "second", map[string]string{"s.txt": two})
 
 	r.Write("other.txt", "other\n")
-	r.Commit("unrelated")
-	r.Tag("v1.0.1")
+	r.Release("unrelated", "v1.0.1")
 	r.Write("s.txt", one)
-	r.Commit("upstream takes the first")
-	r.Tag("v1.1.0")
+	r.Release("upstream takes the first", "v1.1.0")
 
 	rep := scan{pin: "v1.0.0", releases: "v*", patches: []string{p1, p2}}.run(t, r.URL())
 	// At v1.0.1 the second patch applies only on top of the first; at
@@ -270,32 +247,23 @@ func TestCheckEarlierPatchPresent(t *testing.T) {
 // version order; tags that are not semantic versions come after, by commit
 // date, flagged.
 func TestCheckTagOrder(t *testing.T) {
-	r := gittest.New(t)
-	base := numbered("t", 10)
-	r.Write("t.txt", base)
-	r.Commit("initial")
-	r.Tag("v1.0.0")
+	r, base := pinned(t, "t.txt", "t", 10)
 	fixed := replaceLine(t, base, "t3", "t3 fixed")
 	patch := makePatch(r, "v1.0.0", "main", "fix t3", map[string]string{"t.txt": fixed})
 
 	r.Write("n.txt", "1\n")
-	r.Commit("for v1.10.0")
-	r.Tag("v1.10.0") // created first
+	r.Release("for v1.10.0", "v1.10.0") // created first
 	r.Write("t.txt", fixed)
-	r.Commit("fix t3")
-	r.Tag("nightly-b") // not semver, older commit
+	r.Release("fix t3", "nightly-b") // not semver, older commit
 	r.Write("n.txt", "2\n")
-	r.Commit("more")
-	r.Tag("v1.11.0")
+	r.Release("more", "v1.11.0")
 	r.Tag("nightly-a") // not semver, newer commit, sorts first by name
 
 	r.Git("checkout", "-q", "-b", "release-1.9", "v1.0.0")
 	r.Write("t.txt", fixed)
-	r.Commit("fix t3 on 1.9")
-	r.Tag("v1.9.0") // created last
+	r.Release("fix t3 on 1.9", "v1.9.0") // created last
 	r.Write("n.txt", "9\n")
-	r.Commit("1.9.1")
-	r.Tag("v1.9.1")
+	r.Release("1.9.1", "v1.9.1")
 	r.Tag("1.9.2") // no leading v: still semver
 	r.Git("checkout", "-q", "main")
 
@@ -321,17 +289,14 @@ func TestCheckShallow(t *testing.T) {
 	r.Write("h.txt", replaceLine(t, base, "h9", "h9 c2"))
 	c2 := r.Commit("c2")
 	r.Write("z.txt", "z\n")
-	r.Commit("c3")
-	r.Tag("v1.0.0")
+	r.Release("c3", "v1.0.0")
 	fixed := replaceLine(t, replaceLine(t, base, "h9", "h9 c2"), "h2", "h2 fixed")
 	patch := makePatch(r, "v1.0.0", "main", "fix h2", map[string]string{"h.txt": fixed})
 	r.Write("h.txt", fixed)
-	r.Commit("c4: fix h2")
-	r.Tag("v1.1.0")
+	r.Release("c4: fix h2", "v1.1.0")
 	r.Git("checkout", "-q", "-b", "other", c2)
 	r.Write("o.txt", "o\n")
-	r.Commit("o1")
-	r.Tag("v1.0.1")
+	r.Release("o1", "v1.0.1")
 	r.Git("checkout", "-q", "main")
 
 	shallow := t.TempDir()
@@ -368,24 +333,17 @@ func TestCheckExplicitRefs(t *testing.T) {
 // TestCheckMemoIsExact: refs whose touched files are the same get the same
 // verdicts, and the commit evidence still follows each ref.
 func TestCheckMemoIsExact(t *testing.T) {
-	r := gittest.New(t)
-	base := numbered("m", 10)
-	r.Write("m.txt", base)
-	r.Commit("initial")
-	r.Tag("v1.0.0")
+	r, base := pinned(t, "m.txt", "m", 10)
 	fixed := replaceLine(t, base, "m4", "m4 fixed")
 	patch := makePatch(r, "v1.0.0", "main", "fix m4", map[string]string{"m.txt": fixed})
 	for _, v := range []string{"v1.0.1", "v1.0.2"} {
 		r.Write("other.txt", v+"\n")
-		r.Commit(v)
-		r.Tag(v)
+		r.Release(v, v)
 	}
 	r.Write("m.txt", fixed)
-	land := r.Commit("fix m4")
-	r.Tag("v1.0.3")
+	land := r.Release("fix m4", "v1.0.3")
 	r.Write("other.txt", "v1.0.4\n")
-	r.Commit("v1.0.4")
-	r.Tag("v1.0.4")
+	r.Release("v1.0.4", "v1.0.4")
 	rep := scan{pin: "v1.0.0", releases: "v*", patches: []string{patch}}.run(t, r.URL())
 	if got, want := statuses(rep, 0), "v1.0.1=applies v1.0.2=applies v1.0.3=present v1.0.4=present"; got != want {
 		t.Errorf("statuses = %q, want %q", got, want)
@@ -400,13 +358,9 @@ func TestCheckMemoIsExact(t *testing.T) {
 // TestCheckNeedsGit: without the git CLI, Check says what it needs.
 func TestCheckNeedsGit(t *testing.T) {
 	fx := newStatusFixture(t)
-	c := openCache(t, fx.up.URL())
-	pin, err := c.Resolve("v1.0.0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, pin := fx.openPinned(t)
 	in := Input{Cache: c, Spec: &spec.Spec{Upstream: spec.Upstream{Ref: "v1.0.0", Releases: "v*"}}, PinCommit: pin, Patches: parsePatches(t, fx.patches)}
-	_, err = Check(context.Background(), in, withGit(filepath.Join(t.TempDir(), "no-git")))
+	_, err := Check(context.Background(), in, withGit(filepath.Join(t.TempDir(), "no-git")))
 	if err == nil || !strings.Contains(err.Error(), "needs the git CLI") {
 		t.Errorf("Check() without git = %v, want an error saying it needs the git CLI", err)
 	}
@@ -427,11 +381,7 @@ func TestCheckMissingBranch(t *testing.T) {
 // files, so no commit has the patch's patch-id; the result still names the
 // commit after which the patch reverse-applies.
 func TestCheckPresentNamesCommit(t *testing.T) {
-	r := gittest.New(t)
-	base := numbered("k", 10)
-	r.Write("k.txt", base)
-	r.Commit("initial")
-	r.Tag("v1.0.0")
+	r, base := pinned(t, "k.txt", "k", 10)
 	fixed := replaceLine(t, base, "k5", "k5 fixed")
 	patch := makePatch(r, "v1.0.0", "main", "fix k5", map[string]string{"k.txt": fixed})
 	r.Write("k.txt", replaceLine(t, base, "k5", "k5 half"))
@@ -440,8 +390,7 @@ func TestCheckPresentNamesCommit(t *testing.T) {
 	r.Write("docs.txt", "k5 is fixed\n")
 	land := r.Commit("fix k5, with docs")
 	r.Write("other.txt", "x\n")
-	r.Commit("later")
-	r.Tag("v1.1.0")
+	r.Release("later", "v1.1.0")
 
 	rep := scan{pin: "v1.0.0", releases: "v*", patches: []string{patch}}.run(t, r.URL())
 	res := result(t, rep, 0, "v1.1.0")

@@ -25,8 +25,7 @@ func TestCheckAgreesWithGit(t *testing.T) {
 		files[i] = numbered(fmt.Sprintf("f%d-", i), 40)
 		r.Write(fmt.Sprintf("dir%d/file.txt", i), files[i])
 	}
-	r.Commit("initial")
-	r.Tag("v1.0.0")
+	r.Release("initial", "v1.0.0")
 	name := func(i int) string { return fmt.Sprintf("dir%d/file.txt", i) }
 	fix := func(i int, s string) string {
 		return replaceLine(t, s, fmt.Sprintf("f%d-20", i), fmt.Sprintf("f%d-20 fixed", i))
@@ -57,8 +56,7 @@ func TestCheckAgreesWithGit(t *testing.T) {
 			ev()
 		}
 		r.Write("release.txt", fmt.Sprintf("%d\n", tag))
-		r.Commit(fmt.Sprintf("release %d", tag))
-		r.Tag(fmt.Sprintf("v1.0.%d", tag))
+		r.Release(fmt.Sprintf("release %d", tag), fmt.Sprintf("v1.0.%d", tag))
 	}
 	rep := scan{pin: "v1.0.0", releases: "v1.0.*", patches: patches}.run(t, r.URL())
 	if len(rep.Refs) != 10 {

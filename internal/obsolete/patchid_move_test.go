@@ -2,8 +2,6 @@ package obsolete
 
 import (
 	"testing"
-
-	"github.com/patchkit/patchkit/internal/gittest"
 )
 
 // TestCheckPatchIDSurvivesMove: upstream lands the patch as a commit with its
@@ -14,11 +12,7 @@ import (
 // kilo-1 at 0.7.0 and csi-rwx-validation-v2 at v1.12.0 in the corpus). A
 // later commit that brings the removed line back is a revert: that ends it.
 func TestCheckPatchIDSurvivesMove(t *testing.T) {
-	r := gittest.New(t)
-	base := numbered("m", 40)
-	r.Write("m.go", base)
-	r.Commit("initial")
-	r.Tag("v1.0.0")
+	r, base := pinned(t, "m.go", "m", 40)
 	called := replaceLine(t, base, "m5", "m5 call(a, cidrs)")
 	helper := "package x\n\nfunc cidrs() []string {\n\treturn nil\n}\n"
 	files := map[string]string{"m.go": called, "v.go": helper}
@@ -26,16 +20,13 @@ func TestCheckPatchIDSurvivesMove(t *testing.T) {
 	for p, c := range files {
 		r.Write(p, c)
 	}
-	land := r.Commit("call with cidrs")
-	r.Tag("v1.1.0")
+	land := r.Release("call with cidrs", "v1.1.0")
 	moved := replaceLine(t, called, "m5 call(a, cidrs)", "m5 call(a, cidrs, more)")
 	r.Write("m.go", moved)
 	r.Git("mv", "v.go", "util.go")
-	r.Commit("move the helper, one more argument")
-	r.Tag("v1.2.0")
+	r.Release("move the helper, one more argument", "v1.2.0")
 	r.Write("m.go", replaceLine(t, moved, "m5 call(a, cidrs, more)", "m5"))
-	r.Commit("back to the plain m5")
-	r.Tag("v1.3.0")
+	r.Release("back to the plain m5", "v1.3.0")
 
 	patches := []string{patch}
 	if g := gitPatchID(t, r, land); g != parsePatches(t, patches)[0].PatchID {

@@ -53,12 +53,10 @@ func TestCheckRealignedLinesNotOwn(t *testing.T) {
 	}
 	r := gittest.New(t)
 	r.Write("c.go", head+pinBody+tail)
-	r.Commit("initial")
-	r.Tag("v1.0.0")
+	r.Release("initial", "v1.0.0")
 	patch := makePatch(r, "v1.0.0", "main", "enable image gc", map[string]string{"c.go": head + ours + tail})
 	r.Write("c.go", head+theirs+tail)
-	land := r.Commit("store kubelet defaults")
-	r.Tag("v1.1.0")
+	land := r.Release("store kubelet defaults", "v1.1.0")
 
 	patches := []string{patch}
 	rep := scan{pin: "v1.0.0", releases: "v*", patches: patches}.run(t, r.URL())

@@ -8,9 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
-
 	"github.com/patchkit/patchkit/internal/diag"
 	"github.com/patchkit/patchkit/internal/upstream"
 )
@@ -163,7 +160,7 @@ func newerTags(in Input, h *history, matching []upstream.Tag, tagNames map[strin
 	}
 	var pinTime time.Time
 	if !pinSemver {
-		cm, err := object.GetCommit(in.Cache.Repo().Storer, plumbing.NewHash(in.PinCommit))
+		cm, err := in.Cache.Commit(in.PinCommit)
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("reading the pinned commit %s: %w", in.PinCommit, err)
 		}

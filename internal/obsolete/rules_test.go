@@ -64,32 +64,26 @@ func TestCheckPatchIDDecides(t *testing.T) {
 	}
 	base := b.String()
 	r.Write("m.go", base)
-	r.Commit("initial")
-	r.Tag("v1.0.0")
+	r.Release("initial", "v1.0.0")
 	fixed := replaceLine(t, replaceLine(t, base, "m5", "m5 fixed"), "m44", "m44\nreturn nil")
 	patch := makePatch(r, "v1.0.0", "main", "fix m5, return after m44", map[string]string{"m.go": fixed})
 
 	r.Write("m.go", fixed)
-	land := r.Commit("fix m5, return after m44")
-	r.Tag("v1.1.0")
+	land := r.Release("fix m5, return after m44", "v1.1.0")
 	edited := replaceLine(t, replaceLine(t, fixed, "m44", "m44 reworded"), "m45", "m45 reworded")
 	r.Write("m.go", edited)
-	r.Commit("reword m44 and m45")
-	r.Tag("v1.2.0")
+	r.Release("reword m44 and m45", "v1.2.0")
 	r.Write("m.go", replaceLine(t, edited, "m30", "m30 reworded"))
-	r.Commit("reword m30")
-	r.Tag("v1.3.0")
+	r.Release("reword m30", "v1.3.0")
 	r.Write("m.go", replaceLine(t, replaceLine(t, edited, "m30", "m30 reworded"), "m5 fixed", "m5"))
-	r.Commit("revert the m5 fix")
-	r.Tag("v1.4.0")
+	r.Release("revert the m5 fix", "v1.4.0")
 
 	r.Git("checkout", "-q", "-b", "release-1.0", "v1.0.0")
 	r.Git("cherry-pick", "-x", land)
 	pick := r.Head()
 	r.Tag("v1.0.1")
 	r.Write("m.go", replaceLine(t, replaceLine(t, fixed, "m44", "m44 on the branch"), "m45", "m45 on the branch"))
-	r.Commit("branch rewording")
-	r.Tag("v1.0.2")
+	r.Release("branch rewording", "v1.0.2")
 	r.Git("checkout", "-q", "main")
 
 	patches := []string{patch}
@@ -252,8 +246,7 @@ func TestCheckOwnWay(t *testing.T) {
 	r.Write("own.go", ownWayBase)
 	r.Write("part.go", ownWayBase)
 	r.Write("late.go", ownWayBase)
-	r.Commit("initial")
-	r.Tag("v1.0.0")
+	r.Release("initial", "v1.0.0")
 	patches := []string{
 		makePatch(r, "v1.0.0", "main", "keep port groups of a vm with an alive sibling", map[string]string{"own.go": ownWayOurs.Replace(ownWayBase)}),
 		makePatch(r, "v1.0.0", "main", "keep port groups of a vm with an alive sibling", map[string]string{"part.go": ownWayOurs.Replace(ownWayBase)}),
@@ -265,8 +258,7 @@ func TestCheckOwnWay(t *testing.T) {
 	r.Write("own.go", ownWayUpstream.Replace(ownWayBase))
 	r.Write("part.go", ownWayPartial.Replace(ownWayBase))
 	r.Write("late.go", ownWayPartial.Replace(ownWayBase))
-	land := r.Commit("keep VM port-group memberships when a sibling pod is alive")
-	r.Tag("v1.1.0")
+	land := r.Release("keep VM port-group memberships when a sibling pod is alive", "v1.1.0")
 	edit := func(s string) string {
 		return strings.Replace(s, "c.pods(pod.Namespace)", "c.podsIn(pod.Namespace)", 1)
 	}
@@ -275,8 +267,7 @@ func TestCheckOwnWay(t *testing.T) {
 	// A later commit, not the one that landed the others, rewrites the
 	// loop of late.go: that hunk is still needed.
 	r.Write("late.go", strings.Replace(ownWayPartial.Replace(ownWayBase), "\t\t// always remove lsp from port groups\n", "\t\t// remove the lsp from every port group\n", 1))
-	r.Commit("list siblings with podsIn")
-	r.Tag("v1.2.0")
+	r.Release("list siblings with podsIn", "v1.2.0")
 
 	rep := scan{pin: "v1.0.0", releases: "v*", patches: patches}.run(t, r.URL())
 	if got, want := statuses(rep, 0), "v1.1.0=superseded v1.2.0=superseded"; got != want {
@@ -359,20 +350,16 @@ func TestCheckReleaseSuffix(t *testing.T) {
 	r := gittest.New(t)
 	base := numbered("e", 12)
 	r.Write("e.txt", base)
-	r.Commit("initial")
-	r.Tag("26.3.1-edge")
+	r.Release("initial", "26.3.1-edge")
 	fixed := replaceLine(t, base, "e6", "e6 fixed")
 	patch := makePatch(r, "26.3.1-edge", "main", "fix e6", map[string]string{"e.txt": fixed})
 	r.Write("other.txt", "1\n")
-	r.Commit("other")
-	r.Tag("26.3.2-edge")
+	r.Release("other", "26.3.2-edge")
 	r.Write("e.txt", fixed)
-	r.Commit("fix e6")
-	r.Tag("26.3.3-beta.1")
+	r.Release("fix e6", "26.3.3-beta.1")
 	r.Tag("26.3.3-edge")
 	r.Write("other.txt", "2\n")
-	r.Commit("more")
-	r.Tag("26.3.4-edge")
+	r.Release("more", "26.3.4-edge")
 
 	for _, tt := range []struct {
 		releases, obsoletedBy, pre string
@@ -413,24 +400,17 @@ func TestCheckReleaseSuffix(t *testing.T) {
 // still in the ref and most of its own lines are there, so the patch stays
 // present, naming that commit. Reverting the other hunk ends it.
 func TestCheckLandedStaysPresent(t *testing.T) {
-	r := gittest.New(t)
-	base := numbered("k", 40)
-	r.Write("k.go", base)
-	r.Commit("initial")
-	r.Tag("v1.0.0")
+	r, base := pinned(t, "k.go", "k", 40)
 	fixed := replaceLine(t, replaceLine(t, base, "k8", "k8\nguard(a)\nguard(b)"), "k30", "k30 fixed")
 	patch := makePatch(r, "v1.0.0", "main", "guard a and b, fix k30", map[string]string{"k.go": fixed})
 	r.Write("k.go", fixed)
 	r.Write("docs.txt", "guards\n")
-	land := r.Commit("guard a and b, fix k30, with docs")
-	r.Tag("v1.1.0")
+	land := r.Release("guard a and b, fix k30, with docs", "v1.1.0")
 	edited := replaceLine(t, fixed, "guard(b)", "guard(b, strict)")
 	r.Write("k.go", edited)
-	r.Commit("strict guard for b")
-	r.Tag("v1.2.0")
+	r.Release("strict guard for b", "v1.2.0")
 	r.Write("k.go", replaceLine(t, edited, "k30 fixed", "k30"))
-	r.Commit("revert the k30 fix")
-	r.Tag("v1.3.0")
+	r.Release("revert the k30 fix", "v1.3.0")
 
 	patches := []string{patch}
 	rep := scan{pin: "v1.0.0", releases: "v*", patches: patches}.run(t, r.URL())

@@ -20,35 +20,29 @@ func TestCheckCommitPin(t *testing.T) {
 	r := gittest.New(t)
 	base := numbered("p", 10)
 	r.Write("p.txt", base)
-	r.Commit("initial")
-	r.Tag("v1.14.0")
+	r.Release("initial", "v1.14.0")
 	r.Git("checkout", "-q", "-b", "release-1.14")
 	for _, v := range []string{"v1.14.1", "v1.14.2", "v1.14.3"} {
 		r.Write("rel.txt", v+"\n")
-		r.Commit(v)
-		r.Tag(v)
+		r.Release(v, v)
 	}
 	r.Git("checkout", "-q", "main")
 	r.Write("n.txt", "1.15\n")
-	r.Commit("start 1.15")
-	r.Tag("v1.15.0")
+	r.Release("start 1.15", "v1.15.0")
 	r.Git("checkout", "-q", "-b", "release-1.15")
 	for _, v := range []string{"v1.15.1", "v1.15.2"} {
 		r.Write("rel.txt", v+"\n")
-		r.Commit(v)
-		r.Tag(v)
+		r.Release(v, v)
 	}
 	r.Write("q.txt", "q\n")
 	pin := r.Commit("the pinned commit")
 	fixed := replaceLine(t, base, "p2", "p2 fixed")
 	patch := makePatch(r, pin, "release-1.15", "fix p2", map[string]string{"p.txt": fixed})
 	r.Write("p.txt", fixed)
-	land := r.Commit("fix p2")
-	r.Tag("v1.15.3")
+	land := r.Release("fix p2", "v1.15.3")
 	r.Git("checkout", "-q", "main")
 	r.Write("n.txt", "1.16\n")
-	r.Commit("start 1.16")
-	r.Tag("v1.16.0")
+	r.Release("start 1.16", "v1.16.0")
 	r.Tag("nightly") // not a version, committed after the pin, on another branch
 	r.Git("checkout", "-q", "release-1.14")
 	r.Tag("zz-before") // not a version, committed before the pin, on another branch
@@ -100,21 +94,17 @@ func TestCheckPrerelease(t *testing.T) {
 	base := numbered("r", 10)
 	r.Write("a.txt", base)
 	r.Write("b.txt", base)
-	r.Commit("initial")
-	r.Tag("v1.0.0")
+	r.Release("initial", "v1.0.0")
 	fixed := replaceLine(t, base, "r3", "r3 fixed")
 	pa := makePatch(r, "v1.0.0", "main", "fix a", map[string]string{"a.txt": fixed})
 	pb := makePatch(r, "v1.0.0", "main", "fix b", map[string]string{"b.txt": fixed})
 	r.Write("a.txt", fixed)
-	landA := r.Commit("fix a")
-	r.Tag("v1.1.0-rc.1")
+	landA := r.Release("fix a", "v1.1.0-rc.1")
 	r.Write("x.txt", "x\n")
-	r.Commit("more")
-	r.Tag("v1.1.0-rc.2")
+	r.Release("more", "v1.1.0-rc.2")
 	r.Tag("v1.1.0")
 	r.Write("b.txt", fixed)
-	r.Commit("fix b")
-	r.Tag("v1.2.0-rc.1")
+	r.Release("fix b", "v1.2.0-rc.1")
 
 	rep := scan{pin: "v1.0.0", releases: "v*", patches: []string{pa, pb}}.run(t, r.URL())
 	if got, want := refNames(rep), "v1.1.0-rc.1 v1.1.0-rc.2 v1.1.0 v1.2.0-rc.1"; got != want {
@@ -144,8 +134,7 @@ func TestCheckSupersededThreshold(t *testing.T) {
 	mixBase := numbered("x", 10)
 	r.Write("mixgone.txt", mixBase)
 	r.Write("mixkept.txt", mixBase)
-	r.Commit("initial")
-	r.Tag("v1.0.0")
+	r.Release("initial", "v1.0.0")
 
 	var ours strings.Builder
 	for k := 1; k <= 30; k++ {
@@ -172,8 +161,7 @@ func TestCheckSupersededThreshold(t *testing.T) {
 	}
 	r.Write("mixgone.txt", replaceLine(t, mixBase, "x5", "new-a\nupstream"))
 	r.Write("mixkept.txt", replaceLine(t, mixBase, "x5", "new-a\nupstream")+"x5\n")
-	land := r.Commit("upstream's own versions")
-	r.Tag("v1.1.0")
+	land := r.Release("upstream's own versions", "v1.1.0")
 
 	rep := scan{pin: "v1.0.0", releases: "v*", patches: patches}.run(t, r.URL())
 	tests := []struct {
@@ -209,11 +197,7 @@ func TestCheckSupersededThreshold(t *testing.T) {
 // landed it together with docs). The verdict memo must not hand one's
 // verdict to the other.
 func TestCheckMemoKeyHasPatchIDs(t *testing.T) {
-	r := gittest.New(t)
-	base := numbered("line", 12)
-	r.Write("x.txt", base)
-	r.Commit("initial")
-	r.Tag("v1.0.0")
+	r, base := pinned(t, "x.txt", "line", 12)
 	fixed := replaceLine(t, base, "line6", "line6 fixed")
 	patch := makePatch(r, "v1.0.0", "main", "fix line6", map[string]string{"x.txt": fixed})
 	reworded := replaceLine(t, replaceLine(t, fixed, "line5", "line5 reworded"), "line7", "line7 reworded")
@@ -223,15 +207,13 @@ func TestCheckMemoKeyHasPatchIDs(t *testing.T) {
 	r.Write("docs.txt", "fixed\n")
 	landA := r.Commit("fix line6, with docs")
 	r.Write("x.txt", reworded)
-	r.Commit("reword the neighbours")
-	r.Tag("v1.1.0")
+	r.Release("reword the neighbours", "v1.1.0")
 
 	r.Git("checkout", "-q", "-b", "b", "v1.0.0")
 	r.Write("x.txt", fixed)
 	landB := r.Commit("fix line6")
 	r.Write("x.txt", reworded)
-	r.Commit("reword the neighbours")
-	r.Tag("v1.2.0")
+	r.Release("reword the neighbours", "v1.2.0")
 	r.Git("checkout", "-q", "main")
 
 	for _, order := range [][]string{{"v1.1.0", "v1.2.0"}, {"v1.2.0", "v1.1.0"}} {

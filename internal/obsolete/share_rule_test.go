@@ -27,16 +27,14 @@ func TestCheckRewrittenNeedsMostAddedLines(t *testing.T) {
 	r := gittest.New(t)
 	r.Write("few.go", base)
 	r.Write("most.go", base)
-	r.Commit("initial")
-	r.Tag("v1.0.0")
+	r.Release("initial", "v1.0.0")
 	patches := []string{
 		makePatch(r, "v1.0.0", "main", "fix a and b", map[string]string{"few.go": ours}),
 		makePatch(r, "v1.0.0", "main", "fix a and b", map[string]string{"most.go": ours}),
 	}
 	r.Write("few.go", few)
 	r.Write("most.go", most)
-	land := r.Commit("fix a; rework b")
-	r.Tag("v1.1.0")
+	land := r.Release("fix a; rework b", "v1.1.0")
 
 	rep := scan{pin: "v1.0.0", releases: "v*", patches: patches}.run(t, r.URL())
 	if got, want := statuses(rep, 0), "v1.1.0=partial"; got != want {

@@ -1,14 +1,11 @@
 package obsolete
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/patchkit/patchkit/internal/spec"
 )
 
 // TestVerdictMemo counts the refs Check evaluates rather than reads from the
@@ -19,23 +16,11 @@ import (
 func TestVerdictMemo(t *testing.T) {
 	fx := newStatusFixture(t)
 	fx.up.Tag("v1.1.1") // the unrelated commit after v1.1.0
-	c := openCache(t, fx.up.URL())
-	pin, err := c.Resolve("v1.0.0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sp := &spec.Spec{Name: "test", File: "images/test/patchkit.yaml", Upstream: spec.Upstream{Ref: "v1.0.0", Releases: "v*"}}
+	c, pin := fx.openPinned(t)
 	check := func(patches []string) (*Report, string) {
 		t.Helper()
 		var evaluated []string
-		in := Input{Cache: c, Spec: sp, PinCommit: pin, Patches: parsePatches(t, patches)}
-		rep, err := Check(context.Background(), in, withEvaluated(func(r Ref) { evaluated = append(evaluated, r.Name) }))
-		if err != nil {
-			t.Fatalf("Check() = %v", err)
-		}
-		for i := range rep.Patches {
-			rep.Patches[i].Patch = nil // parsed anew by each run
-		}
+		rep := checkAgain(t, c, pin, patches, withEvaluated(func(r Ref) { evaluated = append(evaluated, r.Name) }))
 		return rep, strings.Join(evaluated, " ")
 	}
 	entries := func() []string {
@@ -68,14 +53,7 @@ func TestVerdictMemo(t *testing.T) {
 	// A damaged entry (one byte flipped) is a miss, evaluated again and
 	// rewritten whole.
 	files := entries()
-	b, err := os.ReadFile(files[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	b[len(b)-1] ^= 0x20
-	if err := os.WriteFile(files[0], b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	flipLastByte(t, files[0])
 	damaged, ev := check(fx.patches)
 	if strings.Count(ev, "v") != 1 {
 		t.Errorf("run on a damaged entry evaluated %q, want one ref", ev)
@@ -103,12 +81,7 @@ func TestVerdictMemo(t *testing.T) {
 	}
 
 	// A new release is the only ref evaluated.
-	fx.up.Write("c.txt", "moved\n")
-	fx.up.Commit("c: moved on")
-	fx.up.Tag("v1.2.0")
-	if err := c.Fetch(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	fx.release(t, c)
 	moved, ev := check(fx.patches)
 	if ev != "v1.2.0" {
 		t.Errorf("run after a new release evaluated %q, want v1.2.0", ev)

@@ -46,10 +46,13 @@ func copyCase(t *testing.T, name string) string {
 // goldenCases are the stamp shapes of testdata/<name>.yaml: TestGolden
 // checks patchkit's output against <name>.golden, TestGoldenIsYq checks
 // that mikefarah yq writes the same bytes.
-var goldenCases = []struct {
+// goldenCase is a repository of testdata and the stamps to write in it.
+type goldenCase struct {
 	name   string
 	stamps string
-}{
+}
+
+var goldenCases = []goldenCase{
 	{"greeter", "  - {file: values.yaml, key: .image.tag, format: tag@digest}\n"},
 	{"kubeovn", "  - {file: values.yaml, key: .global.images.kubeovn.tag}\n" +
 		"  - {file: values.yaml, key: .global.images.vpcNatGateway.tag, format: ref}\n" +
@@ -78,14 +81,21 @@ var goldenCases = []struct {
 		"  - {file: values.yaml, key: '.\"kube-ovn\".image', format: '{{.Reference}}'}\n"},
 }
 
+// prepareCase copies golden case tt's repository and prepares its stamps.
+func prepareCase(t *testing.T, tt goldenCase) (string, *Plan) {
+	t.Helper()
+	root := copyCase(t, tt.name)
+	p, err := Prepare(root, specWith(t, root, tt.stamps), value)
+	if err != nil {
+		t.Fatalf("Prepare() error = %v", err)
+	}
+	return root, p
+}
+
 func TestGolden(t *testing.T) {
 	for _, tt := range goldenCases {
 		t.Run(tt.name, func(t *testing.T) {
-			root := copyCase(t, tt.name)
-			p, err := Prepare(root, specWith(t, root, tt.stamps), value)
-			if err != nil {
-				t.Fatalf("Prepare() error = %v", err)
-			}
+			root, p := prepareCase(t, tt)
 			if err := p.Write(); err != nil {
 				t.Fatalf("Write() error = %v", err)
 			}

@@ -75,11 +75,7 @@ func TestGoldenIsYq(t *testing.T) {
 	bin := yq(t)
 	for _, tt := range goldenCases {
 		t.Run(tt.name, func(t *testing.T) {
-			root := copyCase(t, tt.name)
-			p, err := Prepare(root, specWith(t, root, tt.stamps), value)
-			if err != nil {
-				t.Fatalf("Prepare() error = %v", err)
-			}
+			root, p := prepareCase(t, tt)
 			file := filepath.Join(root, "values.yaml")
 			yqStamp(t, bin, file, p.Changes)
 			golden := filepath.Join(root, "golden.yaml")

@@ -3,7 +3,6 @@ package upgrade
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,19 +15,6 @@ import (
 	"github.com/patchkit/patchkit/internal/spec"
 	"github.com/patchkit/patchkit/internal/upstream"
 )
-
-// goIn runs the go command in dir with the test's environment.
-func goIn(t *testing.T, dir string, env []string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("go", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
-}
 
 // bumpProxy serves modules a, b, c, d at several versions; b v1.1.0
 // requires e, so that raising it changes the module graph.
@@ -78,9 +64,8 @@ func newBumpFixture(t *testing.T) *bumpFixture {
 	up.Write("go.mod", gomodtest.MainGoMod("example.com/up", "1.21",
 		"example.com/a v1.0.0", "example.com/b v1.0.0", "example.com/c v1.0.0", "example.com/d v1.0.0"))
 	up.Write("main.go", bumpMain)
-	goIn(t, up.Dir, nil, "mod", "tidy")
-	pin := up.Commit("v1.0.0")
-	up.Tag("v1.0.0")
+	gomodtest.Go(t, up.Dir, nil, "mod", "tidy")
+	pin := up.Release("v1.0.0", "v1.0.0")
 
 	// The series, made at the pin the way a distribution makes it.
 	up.Git("checkout", "-q", "--detach", pin)
@@ -93,8 +78,8 @@ func newBumpFixture(t *testing.T) *bumpFixture {
 		for _, m := range strings.Fields(step.mods) {
 			args = append(args, "-require="+m)
 		}
-		goIn(t, up.Dir, nil, append([]string{"mod", "edit"}, args...)...)
-		goIn(t, up.Dir, nil, "mod", "tidy")
+		gomodtest.Go(t, up.Dir, nil, append([]string{"mod", "edit"}, args...)...)
+		gomodtest.Go(t, up.Dir, nil, "mod", "tidy")
 		c := up.Commit(step.subject)
 		texts = append(texts, "Subject: "+step.subject+"\n\n"+up.Show(c))
 	}
@@ -102,10 +87,9 @@ func newBumpFixture(t *testing.T) *bumpFixture {
 
 	// The release: a raised beyond the patch, c to the patch's version, in
 	// the lines the patches touch; b and d stay.
-	goIn(t, up.Dir, nil, "mod", "edit", "-require=example.com/a@v1.2.0", "-require=example.com/c@v1.2.0")
-	goIn(t, up.Dir, nil, "mod", "tidy")
-	up.Commit("raise a and c")
-	up.Tag("v1.1.0")
+	gomodtest.Go(t, up.Dir, nil, "mod", "edit", "-require=example.com/a@v1.2.0", "-require=example.com/c@v1.2.0")
+	gomodtest.Go(t, up.Dir, nil, "mod", "tidy")
+	up.Release("raise a and c", "v1.1.0")
 
 	c, err := upstream.Open(ctx, t.TempDir(), up.URL())
 	if err != nil {
@@ -177,10 +161,10 @@ func TestUpgradeBumpSeries(t *testing.T) {
 			t.Errorf("go.mod after the series lacks %q:\n%s", want, gomodText)
 		}
 	}
-	goIn(t, work, []string{"GOPROXY=off", "GOFLAGS=-mod=readonly"}, "build", "-o", os.DevNull, ".")
+	gomodtest.Go(t, work, []string{"GOPROXY=off", "GOFLAGS=-mod=readonly"}, "build", "-o", os.DevNull, ".")
 	// And go mod tidy would leave them as they are.
 	before, _ := os.ReadFile(filepath.Join(work, "go.sum"))
-	goIn(t, work, []string{"GOPROXY=off"}, "mod", "tidy")
+	gomodtest.Go(t, work, []string{"GOPROXY=off"}, "mod", "tidy")
 	after, _ := os.ReadFile(filepath.Join(work, "go.sum"))
 	mod2, _ := os.ReadFile(filepath.Join(work, "go.mod"))
 	if string(before) != string(after) || string(mod2) != string(gomodText) {

@@ -63,8 +63,7 @@ func newFixture(t *testing.T) *fixture {
 		files[n+".txt"] = numbered(n, 20)
 		up.Write(n+".txt", files[n+".txt"])
 	}
-	pin := up.Commit("initial")
-	up.Tag("v1.0.0")
+	pin := up.Release("initial", "v1.0.0")
 
 	// upstream's own fix, on main after the pin: backported as 0001
 	up.Write("same.txt", swap(t, files["same.txt"], "same 5", "same 5 fixed"))
@@ -100,20 +99,11 @@ func newFixture(t *testing.T) *fixture {
 	up.Write("merge.txt", swap(t, files["merge.txt"], "merge 12", "merge 12 upstream"))
 	up.Commit("merge: a context line")
 	up.Write("conflict.txt", swap(t, files["conflict.txt"], "conflict 10", "conflict 10 theirs"))
-	up.Commit("conflict: the same line")
-	up.Tag("v1.1.0")
+	up.Release("conflict: the same line", "v1.1.0")
 	up.Git("tag", "-a", "-m", "rc", "v1.2.0-rc.1")
 
 	root := t.TempDir()
-	write := func(p, s string) {
-		full := filepath.Join(root, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(p, s string) { gittest.WriteFiles(t, root, map[string]string{p: s}) }
 	write("images/demo/patchkit.yaml", "upstream:\n  url: https://example.com/demo.git\n  ref: v1.0.0   # the pin\n  releases: \"v1.*\"\npatches: patches/demo\nbuild:\n  builder: native\n  files:\n    - from: same.txt\n      to: /same.txt\nimage:\n  repository: demo\n  tag: v1.0.0\n")
 	for name, text := range patches {
 		write("patches/demo/"+name, text)
@@ -272,15 +262,7 @@ func checkGolden(t *testing.T, dir string, files map[string]string) {
 	gdir := filepath.Join("testdata", dir)
 	if *update {
 		os.RemoveAll(gdir)
-		for p, s := range files {
-			full := filepath.Join(gdir, filepath.FromSlash(p))
-			if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
+		gittest.WriteFiles(t, gdir, files)
 	}
 	golden := snapshot(t, gdir)
 	var names []string

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/patchkit/patchkit/internal/gittest"
 	"github.com/patchkit/patchkit/internal/spec"
 )
 
@@ -27,16 +28,7 @@ func TestSourcePin(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			root := t.TempDir()
-			write := func(p, s string) {
-				t.Helper()
-				full := filepath.Join(root, filepath.FromSlash(p))
-				if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
+			write := func(p, s string) { gittest.WriteFiles(t, root, map[string]string{p: s}) }
 			specText := "upstream:\n  url: https://example.com/foo\n  ref: " + tt.ref + "\npatches: ./patches\n"
 			write(unit+"/patchkit.yaml", specText)
 			write(unit+"/patches/0001-x.diff", "")

@@ -16,12 +16,10 @@ import (
 func TestTargetReleaseSuffix(t *testing.T) {
 	r := gittest.New(t)
 	r.Write("a.txt", "a\n")
-	r.Commit("initial")
-	r.Tag("26.3.6-edge")
+	r.Release("initial", "26.3.6-edge")
 	for _, tag := range []string{"26.3.7-edge", "26.3.8-edge", "26.3.9-rc.1-edge", "27.0.0-rc.1"} {
 		r.Write("a.txt", tag+"\n")
-		r.Commit(tag)
-		r.Tag(tag)
+		r.Release(tag, tag)
 	}
 	c, err := upstream.Open(context.Background(), t.TempDir(), r.URL())
 	if err != nil {

@@ -1,10 +1,9 @@
 package upgrade
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
+	"github.com/patchkit/patchkit/internal/gittest"
 	"github.com/patchkit/patchkit/internal/spec"
 )
 
@@ -32,13 +31,7 @@ patches: ./patches
 		"packages/system/kubeovn/Makefile":                   "OVN_RELEASE := v1.15.10\nimage:\n\tdocker build images/kubeovn\n",
 		unit + "/patches/0001-x.diff":                        "",
 	}
-	for p, s := range files {
-		full := filepath.Join(root, filepath.FromSlash(p))
-		os.MkdirAll(filepath.Dir(full), 0o755)
-		if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	gittest.WriteFiles(t, root, files)
 	s, err := spec.Load(root, unit)
 	if err != nil {
 		t.Fatal(err)

@@ -16,8 +16,7 @@ import (
 func TestAbbreviatedIDAmbiguous(t *testing.T) {
 	r := gittest.New(t)
 	r.Write("a.txt", "a\n")
-	r.Commit("first")
-	r.Tag("v1.0.0")
+	r.Release("first", "v1.0.0")
 	var in strings.Builder
 	for i := range 1500 {
 		fmt.Fprintf(&in, "commit refs/heads/many\ncommitter c <c@example.com> %d +0000\ndata %d\n%s\n\n", 1700000000+i, len(fmt.Sprint(i))+1, fmt.Sprint(i)+"\n")

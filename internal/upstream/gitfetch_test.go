@@ -23,8 +23,7 @@ func TestStaleGitLocks(t *testing.T) {
 		writeFile(t, filepath.Join(c.Path(), p), "")
 	}
 	f.repo.Write("README.md", "fourth\n")
-	c4 := f.repo.Commit("fourth")
-	f.repo.Tag("v1.3.0")
+	c4 := f.repo.Release("fourth", "v1.3.0")
 	before, err := os.Stat(c.Path())
 	if err != nil {
 		t.Fatal(err)

@@ -66,8 +66,7 @@ func TestOpenThroughMirror(t *testing.T) {
 	mirror := t.TempDir()
 	up := gittest.New(t)
 	up.Write("a.txt", "a\n")
-	want := up.Commit("first")
-	up.Tag("v1.0.0")
+	want := up.Release("first", "v1.0.0")
 	if err := os.Rename(up.Dir, filepath.Join(mirror, "widget")); err != nil {
 		t.Fatal(err)
 	}

@@ -277,6 +277,19 @@ func (s *store) tags(match func(string) bool) ([]Tag, error) {
 	return tags, err
 }
 
+// DefaultBranch is the short name of the branch HEAD follows (the upstream's
+// default branch), or "" when HEAD is detached or unset.
+func (c *Cache) DefaultBranch() string {
+	var name string
+	c.withStore(func(s *store) error {
+		if ref, err := s.st.Reference(plumbing.HEAD); err == nil && ref.Type() == plumbing.SymbolicReference {
+			name = ref.Target().Short()
+		}
+		return nil
+	})
+	return name
+}
+
 // Commit reads commit id (a full id) from the cache, checking that it reads
 // back intact. An id the cache lacks wraps plumbing.ErrObjectNotFound; a
 // commit that does not read back intact is a *CacheFaultError.

@@ -11,8 +11,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing/object"
-
 	"github.com/patchkit/patchkit/internal/gittest"
 	"github.com/patchkit/patchkit/internal/tree"
 )
@@ -317,11 +315,7 @@ func TestShallowUpstream(t *testing.T) {
 		ids = append(ids, full.Commit(fmt.Sprint("c", i)))
 	}
 	full.Tag("v1.0.0")
-	mirror := filepath.Join(t.TempDir(), "mirror")
-	if _, errOut, err := gittest.Run(t.TempDir(), nil, "clone", "-q", "--depth", "3", full.URL(), mirror); err != nil {
-		t.Fatalf("git clone --depth 3: %v\n%s", err, errOut)
-	}
-	up := &gittest.Repo{TB: t, Dir: mirror}
+	up := shallowMirror(t, full)
 	if got := up.Git("rev-parse", "--is-shallow-repository"); got != "true" {
 		t.Fatalf("mirror is not shallow: %s", got)
 	}
@@ -332,22 +326,11 @@ func TestShallowUpstream(t *testing.T) {
 	if err := c.Ensure(context.Background(), "v1.0.0", "main"); err != nil {
 		t.Fatalf("Ensure() = %v", err)
 	}
-	shallow, err := c.Repo().Storer.Shallow()
+	shallow, err := c.repo().Storer.Shallow()
 	if err != nil || len(shallow) != 1 || shallow[0].String() != boundary {
 		t.Errorf("cache shallow list = %v, %v; want [%s]", shallow, err, boundary)
 	}
-	walk := func(t *testing.T, c *Cache, from string) []string {
-		t.Helper()
-		var got []string
-		err := c.Log(context.Background(), from, nil, func(cm *object.Commit) error {
-			got = append(got, cm.Hash.String())
-			return nil
-		})
-		if err != nil {
-			t.Fatalf("Log(%s) on a shallow cache = %v", from, err)
-		}
-		return got
-	}
+	walk := logIDs // on a shallow cache
 	tests := []struct {
 		name string
 		from string
@@ -371,8 +354,7 @@ func TestShallowUpstream(t *testing.T) {
 
 	t.Run("fetch after the mirror moves", func(t *testing.T) {
 		up.Write("f.txt", "new")
-		next := up.Commit("on the mirror")
-		up.Tag("v1.1.0")
+		next := up.Release("on the mirror", "v1.1.0")
 		if err := c.Fetch(context.Background()); err != nil {
 			t.Fatalf("Fetch() from the shallow mirror = %v", err)
 		}

@@ -29,6 +29,17 @@ func logIDs(t *testing.T, c *Cache, from string) []string {
 	return got
 }
 
+// shallowMirror is a shallow clone (--depth 3) of full, the upstream of the
+// shallow-upstream tests.
+func shallowMirror(t *testing.T, full *gittest.Repo) *gittest.Repo {
+	t.Helper()
+	mirror := filepath.Join(t.TempDir(), "mirror")
+	if _, errOut, err := gittest.Run(t.TempDir(), nil, "clone", "-q", "--depth", "3", full.URL(), mirror); err != nil {
+		t.Fatalf("git clone --depth 3: %v\n%s", err, errOut)
+	}
+	return &gittest.Repo{TB: t, Dir: mirror}
+}
+
 // revList is git's list of the commits reachable from ref in repo.
 func revList(t *testing.T, repo, ref string) []string {
 	t.Helper()
@@ -84,8 +95,7 @@ func TestShallowCacheFetchesOnlyTheRefs(t *testing.T) {
 	f.repo.Write("README.md", "fourth\n")
 	c4 := f.repo.Commit("fourth, untagged")
 	f.repo.Write("README.md", "fifth\n")
-	c5 := f.repo.Commit("fifth")
-	f.repo.Tag("v1.3.0")
+	c5 := f.repo.Release("fifth", "v1.3.0")
 	dir := t.TempDir()
 	ctx := context.Background()
 	s := open(t, dir, f.repo.URL(), WithShallow(true))
@@ -178,7 +188,7 @@ func TestShallowCacheFetchesOnlyTheRefs(t *testing.T) {
 			t.Errorf("Log(%s) after deepening = %v, want %v", ref, got, want)
 		}
 	}
-	if sh, err := c.Repo().Storer.Shallow(); err != nil || len(sh) != 0 {
+	if sh, err := c.repo().Storer.Shallow(); err != nil || len(sh) != 0 {
 		t.Errorf("shallow list after deepening = %v, %v; want none", sh, err)
 	}
 	if _, err := os.Lstat(filepath.Join(c.Path(), "objects", "info", "commit-graph")); err != nil {
@@ -237,11 +247,7 @@ func TestShallowCacheOfShallowUpstream(t *testing.T) {
 		ids = append(ids, full.Commit(fmt.Sprint("c", i)))
 	}
 	full.Tag("v1.0.0")
-	mirror := filepath.Join(t.TempDir(), "mirror")
-	if _, errOut, err := gittest.Run(t.TempDir(), nil, "clone", "-q", "--depth", "3", full.URL(), mirror); err != nil {
-		t.Fatalf("git clone --depth 3: %v\n%s", err, errOut)
-	}
-	up := &gittest.Repo{TB: t, Dir: mirror}
+	up := shallowMirror(t, full)
 	dir := t.TempDir()
 	s := open(t, dir, up.URL(), WithShallow(true))
 	if err := s.Ensure(context.Background(), "v1.0.0"); err != nil {

@@ -184,9 +184,10 @@ func (c *Cache) URL() string { return c.redacted }
 // Offline reports whether the cache was opened offline.
 func (c *Cache) Offline() bool { return c.opts.offline }
 
-// Repo is the go-git repository of the cache, for log walks and patch-ids.
-// Its use is not serialized with the Cache's own methods.
-func (c *Cache) Repo() *git.Repository {
+// repo is the go-git repository of the cache, for the package's tests. Its
+// use is not serialized with the Cache's own methods; everything outside
+// upstream reads objects through the Cache's checked methods.
+func (c *Cache) repo() *git.Repository {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.store.repo

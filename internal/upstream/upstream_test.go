@@ -67,6 +67,9 @@ func TestCacheLayout(t *testing.T) {
 	if out, _, _ := gittest.Run(c.Path(), nil, "symbolic-ref", "HEAD"); strings.TrimSpace(out) != "refs/heads/main" {
 		t.Errorf("cache HEAD = %q, want refs/heads/main (the upstream default branch)", out)
 	}
+	if got := c.DefaultBranch(); got != "main" {
+		t.Errorf("DefaultBranch() = %q, want main", got)
+	}
 	if got := leftovers(t, dir); len(got) != 0 {
 		t.Errorf("cache dir holds %v besides the cache and its lock", got)
 	}
@@ -160,14 +163,14 @@ func TestTags(t *testing.T) {
 		}
 	}
 	// Annotated tags are kept as tag objects, not flattened to commits.
-	ref, err := c.Repo().Storer.Reference(plumbing.NewTagReferenceName("v1.0.0"))
+	ref, err := c.repo().Storer.Reference(plumbing.NewTagReferenceName("v1.0.0"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if ref.Hash().String() == f.c1 {
 		t.Errorf("refs/tags/v1.0.0 = the commit, want the annotated tag object")
 	}
-	if _, err := c.Repo().TagObject(ref.Hash()); err != nil {
+	if _, err := c.repo().TagObject(ref.Hash()); err != nil {
 		t.Errorf("TagObject(refs/tags/v1.0.0) = %v, want the annotated tag", err)
 	}
 }
@@ -255,8 +258,7 @@ func TestEnsureFetchesOnlyWhatIsMissing(t *testing.T) {
 	c := open(t, dir, f.repo.URL())
 
 	f.repo.Write("new.txt", "new\n")
-	c4 := f.repo.Commit("fourth")
-	f.repo.Tag("v1.3.0")
+	c4 := f.repo.Release("fourth", "v1.3.0")
 
 	tests := []struct {
 		name    string

@@ -2,8 +2,6 @@ package verify
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -16,8 +14,7 @@ import (
 func TestCanonicalCheck(t *testing.T) {
 	up := gittest.New(t)
 	up.Write("a.c", "int f(void)\n{\n\tint a;\n\tint b;\n\tint c;\n\treturn 0;\n}\n")
-	up.Commit("initial")
-	up.Tag("v1.0.0")
+	up.Release("initial", "v1.0.0")
 	up.Write("a.c", "int f(void)\n{\n\tint a;\n\tint b;\n\tint c;\n\treturn 1;\n}\n")
 	newID, _, err := up.GitIn([]byte(up.Read("a.c")), "hash-object", "--stdin")
 	if err != nil {
@@ -43,7 +40,6 @@ func TestCanonicalCheck(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			root := t.TempDir()
 			files := map[string]string{
 				"images/img/patchkit.yaml":  "upstream:\n  url: " + up.URL() + "\n  ref: v1.0.0\npatches: " + tt.series + "\n",
 				"patches/img/0001-one.diff": tt.text,
@@ -51,17 +47,7 @@ func TestCanonicalCheck(t *testing.T) {
 			if tt.other != "" {
 				files["patches/img/0002-two.diff"] = tt.other
 			}
-			for p, s := range files {
-				full := filepath.Join(root, p)
-				os.MkdirAll(filepath.Dir(full), 0o755)
-				if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			res, err := Image(context.Background(), pipeline.Env{Root: root, CacheDir: t.TempDir()}, "img")
-			if err != nil {
-				t.Fatalf("Image() = %v", err)
-			}
+			res := verifyFiles(t, files)
 			got := ""
 			for _, c := range res.Checks {
 				if c.Check == CheckCanonical && strings.HasSuffix(c.Patch, "0001-one.diff") {
@@ -80,29 +66,29 @@ func TestCanonicalCheck(t *testing.T) {
 func TestCanonicalCheckSkipsBackports(t *testing.T) {
 	up := gittest.New(t)
 	up.Write("a.txt", "a\nb\n")
-	up.Commit("initial")
-	up.Tag("v1.0.0")
+	up.Release("initial", "v1.0.0")
 	up.Write("a.txt", "a\nB\n")
 	fix := up.Commit("fix")
 	text := "Subject: fix\nOrigin: upstream, " + fix + "\n\n" + up.Show(fix)
-	root := t.TempDir()
-	for p, s := range map[string]string{
+	res := verifyFiles(t, map[string]string{
 		"images/img/patchkit.yaml":  "upstream:\n  url: " + up.URL() + "\n  ref: v1.0.0\npatches: patches/img\n",
 		"patches/img/0001-fix.diff": text,
-	} {
-		full := filepath.Join(root, p)
-		os.MkdirAll(filepath.Dir(full), 0o755)
-		if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	res, err := Image(context.Background(), pipeline.Env{Root: root, CacheDir: t.TempDir()}, "img")
-	if err != nil {
-		t.Fatalf("Image() = %v", err)
-	}
+	})
 	for _, c := range res.Checks {
 		if c.Check == CheckCanonical && c.Status != StatusSkip {
 			t.Errorf("canonical check on a backport = %s: %s, want skip", c.Status, c.Message)
 		}
 	}
+}
+
+// verifyFiles writes files into a new repository and verifies its image img.
+func verifyFiles(t *testing.T, files map[string]string) *Result {
+	t.Helper()
+	root := t.TempDir()
+	gittest.WriteFiles(t, root, files)
+	res, err := Image(context.Background(), pipeline.Env{Root: root, CacheDir: t.TempDir()}, "img")
+	if err != nil {
+		t.Fatalf("Image() = %v", err)
+	}
+	return res
 }

@@ -3,8 +3,6 @@ package verify
 import (
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -49,13 +47,7 @@ func TestAppliedUpstreamLogic(t *testing.T) {
 		up.Tag(tag)
 	}
 	root, cache := t.TempDir(), t.TempDir()
-	write := func(path, content string) {
-		full := filepath.Join(root, path)
-		os.MkdirAll(filepath.Dir(full), 0o755)
-		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(path, content string) { gittest.WriteFiles(t, root, map[string]string{path: content}) }
 	write("images/img/patchkit.yaml", "upstream:\n  url: "+up.URL()+"\n  ref: v1.0.0\n  releases: \"v*\"\npatches: patches/img\n")
 	patch := func(note string) string {
 		return "Subject: b\nOrigin: vendor\nForwarded: no\nApplied-Upstream: " + note + "\n\n" +

@@ -50,11 +50,9 @@ func newFixture(t *testing.T) *fixture {
 	up := gittest.New(t)
 	up.Write("greet.txt", "one\nhello\nthree\n")
 	up.Write("keep/data.txt", "data\n")
-	up.Commit("v1")
-	up.Tag("v1")
+	up.Release("v1", "v1")
 	up.Write("greet.txt", "one\nhello world\nthree\n")
-	up.Commit("v2")
-	up.Tag("v2")
+	up.Release("v2", "v2")
 	f := &fixture{up: up, root: t.TempDir(), cache: t.TempDir()}
 	writeSpec(t, f.root, "img", up.URL())
 	dir := filepath.Join(f.root, "patches", "img")

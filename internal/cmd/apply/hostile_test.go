@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/patchkit/patchkit/internal/cmd/cmdtest"
 	"github.com/patchkit/patchkit/internal/cmd/root"
-	"github.com/patchkit/patchkit/internal/cmdutil"
 	"github.com/patchkit/patchkit/internal/gittest"
 )
 
@@ -21,8 +21,7 @@ func hostileUpstream(t *testing.T) *gittest.Repo {
 	up.Write("src/a.go", "package a\n")
 	up.Symlink("linkdir", "/etc")
 	up.Symlink("link", "README")
-	up.Commit("base")
-	up.Tag("v1")
+	up.Release("base", "v1")
 	return up
 }
 
@@ -206,13 +205,5 @@ func listTree(t *testing.T, root string) []string {
 // code main would return, stdout and stderr.
 func runPatchkit(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	f := &cmdutil.Factory{IO: cmdutil.Test(&out, &errOut)}
-	cmd := root.NewCmdRoot(f)
-	cmd.SetArgs(args)
-	err := cmd.Execute()
-	if err != nil && cmdutil.ExitCode(err) != cmdutil.ExitFindings {
-		errOut.WriteString("patchkit: " + err.Error() + "\n")
-	}
-	return cmdutil.ExitCode(err), out.String(), errOut.String()
+	return cmdtest.Run(t, root.NewCmdRoot, args...)
 }

@@ -7,16 +7,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/spf13/cobra"
-
-	"github.com/patchkit/patchkit/internal/cmd/backport"
+	"github.com/patchkit/patchkit/internal/cmd/cmdtest"
 	"github.com/patchkit/patchkit/internal/cmd/root"
-	"github.com/patchkit/patchkit/internal/cmd/verify"
-	"github.com/patchkit/patchkit/internal/cmdutil"
 	"github.com/patchkit/patchkit/internal/gittest"
 )
 
@@ -37,27 +32,18 @@ type fixture struct {
 	root, cache               string
 }
 
-func numbered(n int) string {
-	var b strings.Builder
-	for i := 1; i <= n; i++ {
-		b.WriteString("line" + strconv.Itoa(i) + "\n")
-	}
-	return b.String()
-}
-
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	r := gittest.New(t)
 	fx := &fixture{t: t, up: r, root: t.TempDir(), cache: t.TempDir()}
-	greet := numbered(40)
+	greet := gittest.Numbered("line%d", 40)
 	r.Write("greet.txt", greet)
 	r.Write("other.txt", "other\n")
 	r.Write("tool.sh", "#!/bin/sh\n")
 	fx.pin = r.Commit("initial")
 	r.Tag("v1.0.0")
 	r.Write("greet.txt", "top1\ntop2\n"+greet)
-	r.Commit("greet: two lines on top")
-	r.Tag("v1.1.0")
+	r.Release("greet: two lines on top", "v1.1.0")
 	fixed := strings.Replace(strings.Replace(greet, "line20\n", "line20 // retry\n", 1), "line26\n", "line26\nrequeue\n", 1)
 	r.Write("greet.txt", "top1\ntop2\n"+fixed)
 	fx.fix = r.Commit("fix: requeue while the target pod is not scheduled\n\nThe controller gave up too early.\n\nFixes #12, see other/repo#3.\nSigned-off-by: A Dev <dev@example.com>")
@@ -82,22 +68,12 @@ image:
 
 func (fx *fixture) write(path, content string) {
 	fx.t.Helper()
-	full := filepath.Join(fx.root, path)
-	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-		fx.t.Fatal(err)
-	}
-	if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
-		fx.t.Fatal(err)
-	}
+	gittest.WriteFiles(fx.t, fx.root, map[string]string{path: content})
 }
 
 func (fx *fixture) read(path string) string {
 	fx.t.Helper()
-	b, err := os.ReadFile(filepath.Join(fx.root, path))
-	if err != nil {
-		fx.t.Fatal(err)
-	}
-	return string(b)
+	return gittest.ReadFile(fx.t, fx.root, path)
 }
 
 func (fx *fixture) patches() []string {
@@ -116,30 +92,9 @@ func (fx *fixture) run(args ...string) (int, string, string) {
 	return runPatchkit(fx.t, append([]string{"--root", fx.root, "--cache-dir", fx.cache, "--upstream-url", fx.up.URL()}, args...)...)
 }
 
-// newRoot is the patchkit command with verify and backport, whether or not
-// root.go registers them yet.
-func newRoot(f *cmdutil.Factory) *cobra.Command {
-	cmd := root.NewCmdRoot(f)
-	for _, c := range cmd.Commands() {
-		if c.Name() == "verify" || c.Name() == "backport" {
-			cmd.RemoveCommand(c)
-		}
-	}
-	cmd.AddCommand(verify.NewCmdVerify(f, nil), backport.NewCmdBackport(f, nil))
-	return cmd
-}
-
 func runPatchkit(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	f := &cmdutil.Factory{IO: cmdutil.Test(&out, &errOut)}
-	cmd := newRoot(f)
-	cmd.SetArgs(args)
-	err := cmd.Execute()
-	if err != nil && cmdutil.ExitCode(err) != cmdutil.ExitFindings {
-		errOut.WriteString("patchkit: " + err.Error() + "\n")
-	}
-	return cmdutil.ExitCode(err), out.String(), errOut.String()
+	return cmdtest.Run(t, root.NewCmdRoot, args...)
 }
 
 type verifyJSON struct {

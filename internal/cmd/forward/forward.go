@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/spf13/cobra"
 
 	"github.com/patchkit/patchkit/internal/cmdutil"
@@ -136,8 +135,8 @@ func run(ctx context.Context, opts *Options) error {
 	}
 	if to == "HEAD" {
 		// Name the default branch.
-		if ref, err := im.Cache.Repo().Reference(plumbing.HEAD, false); err == nil && ref.Type() == plumbing.SymbolicReference {
-			to = ref.Target().Short()
+		if b := im.Cache.DefaultBranch(); b != "" {
+			to = b
 		}
 	}
 	date, err := sourceDate()

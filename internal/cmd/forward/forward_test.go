@@ -1,15 +1,14 @@
 package forward_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/patchkit/patchkit/internal/cmd/cmdtest"
 	"github.com/patchkit/patchkit/internal/cmd/root"
-	"github.com/patchkit/patchkit/internal/cmdutil"
 	"github.com/patchkit/patchkit/internal/gittest"
 )
 
@@ -103,8 +102,7 @@ func newFixture(t *testing.T) *fixture {
 	up.Write("guard.go", guardV1)
 	up.Write("merge.txt", mergeV1)
 	up.Write("other.txt", "other\n")
-	up.Commit("v1")
-	up.Tag("v1.0.0")
+	up.Release("v1", "v1.0.0")
 	up.Write("guard.go", guardHead)
 	up.Write("merge.txt", mergeHead)
 	up.Commit("master moves on")
@@ -122,15 +120,7 @@ func newFixture(t *testing.T) *fixture {
 
 func (f *fixture) run(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	fc := &cmdutil.Factory{IO: cmdutil.Test(&out, &errOut)}
-	cmd := root.NewCmdRoot(fc)
-	cmd.SetArgs(append([]string{"--root", f.root, "--cache-dir", f.cache}, args...))
-	err := cmd.Execute()
-	if err != nil {
-		errOut.WriteString("patchkit: " + err.Error() + "\n")
-	}
-	return cmdutil.ExitCode(err), out.String(), errOut.String()
+	return cmdtest.RunAll(t, root.NewCmdRoot, append([]string{"--root", f.root, "--cache-dir", f.cache}, args...)...)
 }
 
 // am applies the mail with `git am` on a clone of the upstream's master and

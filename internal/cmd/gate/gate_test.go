@@ -1,7 +1,6 @@
 package gate
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -9,19 +8,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/patchkit/patchkit/internal/cmd/cmdtest"
 	"github.com/patchkit/patchkit/internal/cmdutil"
 	"github.com/patchkit/patchkit/internal/gate/gatetest"
+	"github.com/spf13/cobra"
 )
 
 func runGate(t *testing.T, root, url, output string, args ...string) (int, string, error) {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	f := &cmdutil.Factory{IO: cmdutil.Test(&out, &errOut), Root: root, CacheDir: filepath.Join(root, ".cache"), UpstreamURL: url, Output: output}
-	cmd := NewCmdGate(f, nil)
-	cmd.SetArgs(args)
-	cmd.SilenceUsage, cmd.SilenceErrors = true, true
-	err := cmd.ExecuteContext(context.Background())
-	return cmdutil.ExitCode(err), out.String(), err
+	f := &cmdutil.Factory{Root: root, CacheDir: filepath.Join(root, ".cache"), UpstreamURL: url, Output: output}
+	code, out, _, err := cmdtest.Exec(context.Background(), f, func(f *cmdutil.Factory) *cobra.Command { return NewCmdGate(f, nil) }, args...)
+	return code, out, err
 }
 
 func TestGateGreeter(t *testing.T) {

@@ -3,10 +3,11 @@ package initcmd_test
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/patchkit/patchkit/internal/gittest"
 )
 
 // adoptRepo generates mkadopt.sh's repository (cozystack's shape with the
@@ -15,31 +16,12 @@ import (
 // maps https://github.com/ to its mirror.
 func adoptRepo(t *testing.T) (root, cache string) {
 	t.Helper()
-	dir := t.TempDir()
-	root, mirror := filepath.Join(dir, "repo"), filepath.Join(dir, "mirror")
-	script, err := filepath.Abs("../../adopt/testdata/mkadopt.sh")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command("sh", script, root, mirror).CombinedOutput(); err != nil {
-		t.Fatalf("mkadopt.sh: %v\n%s", err, out)
-	}
-	cfg := filepath.Join(dir, "gitconfig")
-	if err := os.WriteFile(cfg, []byte("[url \"file://"+mirror+"/\"]\n\tinsteadOf = https://github.com/\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("GIT_CONFIG_GLOBAL", cfg)
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	return root, filepath.Join(dir, "cache")
+	return mirrored(t, "mkadopt.sh")
 }
 
 func read(t *testing.T, root, p string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
+	return gittest.ReadFile(t, root, p)
 }
 
 // TestAdoptWithoutGlue is issue 22's end to end: init, matrix, verify,

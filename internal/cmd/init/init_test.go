@@ -1,7 +1,6 @@
 package initcmd_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -9,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/patchkit/patchkit/internal/cmd/cmdtest"
 	"github.com/patchkit/patchkit/internal/cmd/root"
-	"github.com/patchkit/patchkit/internal/cmdutil"
 )
 
 // monorepo generates the cozystack-shaped fixture (internal/adopt/testdata)
@@ -18,14 +17,22 @@ import (
 // place the upstreams exist.
 func monorepo(t *testing.T) (root, cache string) {
 	t.Helper()
+	return mirrored(t, "mkmonorepo.sh")
+}
+
+// mirrored runs script of internal/adopt/testdata, which generates a
+// repository and the mirror of its upstreams, and sets a git config that
+// maps https://github.com/ to that mirror.
+func mirrored(t *testing.T, script string) (root, cache string) {
+	t.Helper()
 	dir := t.TempDir()
 	root, mirror := filepath.Join(dir, "repo"), filepath.Join(dir, "mirror")
-	script, err := filepath.Abs("../../adopt/testdata/mkmonorepo.sh")
+	path, err := filepath.Abs("../../adopt/testdata/" + script)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out, err := exec.Command("sh", script, root, mirror).CombinedOutput(); err != nil {
-		t.Fatalf("mkmonorepo.sh: %v\n%s", err, out)
+	if out, err := exec.Command("sh", path, root, mirror).CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", script, err, out)
 	}
 	cfg := filepath.Join(dir, "gitconfig")
 	if err := os.WriteFile(cfg, []byte("[url \"file://"+mirror+"/\"]\n\tinsteadOf = https://github.com/\n"), 0o644); err != nil {
@@ -38,15 +45,7 @@ func monorepo(t *testing.T) (root, cache string) {
 
 func run(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	f := &cmdutil.Factory{IO: cmdutil.Test(&out, &errOut)}
-	cmd := root.NewCmdRoot(f)
-	cmd.SetArgs(args)
-	err := cmd.Execute()
-	if err != nil && cmdutil.ExitCode(err) != cmdutil.ExitFindings {
-		errOut.WriteString("patchkit: " + err.Error() + "\n")
-	}
-	return cmdutil.ExitCode(err), out.String(), errOut.String()
+	return cmdtest.Run(t, root.NewCmdRoot, args...)
 }
 
 type initUnit struct {

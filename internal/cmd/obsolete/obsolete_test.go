@@ -9,10 +9,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/patchkit/patchkit/internal/cmd/cmdtest"
 	"github.com/patchkit/patchkit/internal/cmd/obsolete"
 	"github.com/patchkit/patchkit/internal/cmd/root"
 	"github.com/patchkit/patchkit/internal/cmdutil"
 	"github.com/patchkit/patchkit/internal/gittest"
+	"github.com/spf13/cobra"
 )
 
 // The upstream: greet.txt and tool.txt at v1.0.0 (the pin); v1.1.0 carries
@@ -76,15 +78,13 @@ func newFixture(t *testing.T) *fixture {
 	up := gittest.New(t)
 	up.Write("greet.txt", greetV1)
 	up.Write("tool.txt", toolV1)
-	up.Commit("v1")
-	up.Tag("v1.0.0")
+	up.Release("v1", "v1.0.0")
 	up.Write("greet.txt", greetV2)
 	f := &fixture{up: up, root: t.TempDir(), cache: t.TempDir()}
 	f.fixCommit = up.Commit("greet the world")
 	up.Tag("v1.1.0")
 	up.Write("tool.txt", toolV3)
-	up.Commit("rework d")
-	up.Tag("v1.2.0")
+	up.Release("rework d", "v1.2.0")
 	f.addImage(t, "img", "v1.0.0", map[string]string{"0001-greet.diff": patchGreet, "0002-tool.patch": patchTool})
 	return f
 }
@@ -114,18 +114,13 @@ func must(t *testing.T, err error) {
 // would return, stdout and stderr.
 func runPatchkit(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	f := &cmdutil.Factory{IO: cmdutil.Test(&out, &errOut)}
-	cmd := root.NewCmdRoot(f)
-	if c, _, err := cmd.Find([]string{"obsolete-check"}); err != nil || c == cmd {
-		cmd.AddCommand(obsolete.NewCmdObsolete(f, nil))
-	}
-	cmd.SetArgs(args)
-	err := cmd.Execute()
-	if err != nil && cmdutil.ExitCode(err) != cmdutil.ExitFindings {
-		errOut.WriteString("patchkit: " + err.Error() + "\n")
-	}
-	return cmdutil.ExitCode(err), out.String(), errOut.String()
+	return cmdtest.Run(t, func(f *cmdutil.Factory) *cobra.Command {
+		cmd := root.NewCmdRoot(f)
+		if c, _, err := cmd.Find([]string{"obsolete-check"}); err != nil || c == cmd {
+			cmd.AddCommand(obsolete.NewCmdObsolete(f, nil))
+		}
+		return cmd
+	}, args...)
 }
 
 func (f *fixture) run(t *testing.T, args ...string) (int, string, string) {

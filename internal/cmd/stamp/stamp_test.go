@@ -1,7 +1,6 @@
 package stamp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -9,24 +8,24 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/patchkit/patchkit/internal/cmd/cmdtest"
 	"github.com/patchkit/patchkit/internal/cmdutil"
 	"github.com/patchkit/patchkit/internal/gate/gatetest"
+	"github.com/spf13/cobra"
 )
 
 const digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
 func runStamp(t *testing.T, root string, env map[string]string, args ...string) (int, string, error) {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	f := &cmdutil.Factory{IO: cmdutil.Test(&out, &errOut), Root: root, Output: "json"}
-	cmd := NewCmdStamp(f, func(ctx context.Context, o *Options) error {
-		o.Getenv = func(k string) string { return env[k] }
-		return run(ctx, o)
-	})
-	cmd.SetArgs(args)
-	cmd.SilenceUsage, cmd.SilenceErrors = true, true
-	err := cmd.ExecuteContext(context.Background())
-	return cmdutil.ExitCode(err), out.String(), err
+	f := &cmdutil.Factory{Root: root, Output: "json"}
+	code, out, _, err := cmdtest.Exec(context.Background(), f, func(f *cmdutil.Factory) *cobra.Command {
+		return NewCmdStamp(f, func(ctx context.Context, o *Options) error {
+			o.Getenv = func(k string) string { return env[k] }
+			return run(ctx, o)
+		})
+	}, args...)
+	return code, out, err
 }
 
 func values(t *testing.T, root string) string {

@@ -1,7 +1,6 @@
 package status_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -15,8 +14,8 @@ import (
 
 	"golang.org/x/net/html"
 
+	"github.com/patchkit/patchkit/internal/cmd/cmdtest"
 	"github.com/patchkit/patchkit/internal/cmd/root"
-	"github.com/patchkit/patchkit/internal/cmdutil"
 	"github.com/patchkit/patchkit/internal/gittest"
 )
 
@@ -72,8 +71,7 @@ func newFixture(t *testing.T) *fixture {
 	for _, n := range "abcdefg" {
 		up.Write(string(n)+".txt", file(string(n), false))
 	}
-	up.Commit("v1")
-	up.Tag("v1.0.0")
+	up.Release("v1", "v1.0.0")
 	up.Write("a.txt", file("a", true))
 	f := &fixture{up: up, cache: t.TempDir()}
 	f.fixA = up.Commit("fix a")
@@ -81,8 +79,7 @@ func newFixture(t *testing.T) *fixture {
 	up.Write("d.txt", file("d", true))
 	f.fixD = up.Commit("fix d (#10)")
 	up.Tag("v1.2.0")
-	up.Commit("next")
-	up.Tag("v1.3.0-rc.1")
+	up.Release("next", "v1.3.0-rc.1")
 
 	d := gittest.New(t)
 	f.down = d
@@ -194,15 +191,23 @@ func (f *fixture) serve(t *testing.T) *fakeGitHub {
 
 func (f *fixture) run(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	fc := &cmdutil.Factory{IO: cmdutil.Test(&out, &errOut)}
-	cmd := root.NewCmdRoot(fc)
-	cmd.SetArgs(append([]string{"--root", f.down.Dir, "--cache-dir", f.cache}, args...))
-	err := cmd.Execute()
-	if err != nil {
-		errOut.WriteString("patchkit: " + err.Error() + "\n")
+	return cmdtest.RunAll(t, root.NewCmdRoot, append([]string{"--root", f.down.Dir, "--cache-dir", f.cache}, args...)...)
+}
+
+// statusJSON runs patchkit with args (an -o json status), fails the test
+// unless it exits with code and prints JSON, and returns the report, stdout
+// and stderr.
+func (f *fixture) statusJSON(t *testing.T, code int, args ...string) (statusJSON, string, string) {
+	t.Helper()
+	got, out, errOut := f.run(t, args...)
+	if got != code {
+		t.Fatalf("%v = exit %d, want %d\n%s%s", args, got, code, out, errOut)
 	}
-	return cmdutil.ExitCode(err), out.String(), errOut.String()
+	var rep statusJSON
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v: %v\n%s", args, err, out)
+	}
+	return rep, out, errOut
 }
 
 type statusJSON struct {
@@ -237,14 +242,7 @@ type statusJSON struct {
 func TestStatusJSON(t *testing.T) {
 	f := newFixture(t)
 	f.serve(t)
-	code, out, errOut := f.run(t, "status", "-o", "json")
-	if code != 0 {
-		t.Fatalf("status -o json = exit %d, want 0\n%s%s", code, out, errOut)
-	}
-	var got statusJSON
-	if err := json.Unmarshal([]byte(out), &got); err != nil {
-		t.Fatalf("status -o json: %v\n%s", err, out)
-	}
+	got, out, _ := f.statusJSON(t, 0, "status", "-o", "json")
 	if len(got.Units) != 2 {
 		t.Fatalf("units = %d, want 2\n%s", len(got.Units), out)
 	}
@@ -332,16 +330,9 @@ func TestStatusOffline(t *testing.T) {
 		t.Fatalf("status = %d\n%s%s", code, out, errOut)
 	}
 	g.asked = nil
-	code, out, errOut := f.run(t, "--offline", "status", "app", "-o", "json")
-	if code != 0 {
-		t.Fatalf("status --offline = exit %d\n%s%s", code, out, errOut)
-	}
+	got, _, _ := f.statusJSON(t, 0, "--offline", "status", "app", "-o", "json")
 	if len(g.asked) != 0 {
 		t.Errorf("status --offline asked GitHub %v", g.asked)
-	}
-	var got statusJSON
-	if err := json.Unmarshal([]byte(out), &got); err != nil {
-		t.Fatal(err)
 	}
 	for _, p := range got.Units[0].Patches {
 		if p.Upstream.Kind == "pr" && p.Upstream.State != "unknown" {
@@ -528,14 +519,7 @@ func TestStatusUnitFails(t *testing.T) {
 	f.down.Write("images/broken/patchkit.yaml", "upstream:\n  url: file://"+gone+"\n  ref: v1.0.0\n  releases: \"v1.*\"\npatches: patches/broken\n")
 	f.down.Write("patches/broken/0001-x.diff", patch("Subject: x\n", "a"))
 	f.down.Commit("c5: a unit whose upstream is gone")
-	code, out, errOut := f.run(t, "status", "-o", "json")
-	if code != 2 {
-		t.Fatalf("status = exit %d, want 2\n%s%s", code, out, errOut)
-	}
-	var got statusJSON
-	if err := json.Unmarshal([]byte(out), &got); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	got, _, errOut := f.statusJSON(t, 2, "status", "-o", "json")
 	var names []string
 	for _, u := range got.Units {
 		names = append(names, fmt.Sprintf("%s:%d:%v", u.Name, len(u.Patches), u.Error != ""))

@@ -1,24 +1,12 @@
 package verify_test
 
 import (
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 
 	"github.com/patchkit/patchkit/internal/gittest"
 	"github.com/patchkit/patchkit/internal/gomod/gomodtest"
 )
-
-func goIn(t *testing.T, dir string, args ...string) {
-	t.Helper()
-	cmd := exec.Command("go", args...)
-	cmd.Dir = dir
-	cmd.Env = os.Environ()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-}
 
 // TestVerifyGoModBump: the gomod check runs go mod tidy after the series
 // (against the test's proxy on disk) and the header check wants a bump that
@@ -33,14 +21,13 @@ func TestVerifyGoModBump(t *testing.T) {
 	r := gittest.New(t)
 	r.Write("go.mod", gomodtest.MainGoMod("example.com/up", "1.21", "example.com/a v1.0.0"))
 	r.Write("main.go", "package main\n\nimport \"example.com/a\"\n\nfunc main() { println(a.V) }\n")
-	goIn(t, r.Dir, "mod", "tidy")
-	pin := r.Commit("initial")
-	r.Tag("v1.0.0")
-	goIn(t, r.Dir, "mod", "edit", "-require=example.com/a@v1.1.0")
-	goIn(t, r.Dir, "mod", "tidy")
+	gomodtest.Go(t, r.Dir, nil, "mod", "tidy")
+	pin := r.Release("initial", "v1.0.0")
+	gomodtest.Go(t, r.Dir, nil, "mod", "edit", "-require=example.com/a@v1.1.0")
+	gomodtest.Go(t, r.Dir, nil, "mod", "tidy")
 	tidy := r.Show(r.Commit("raise a"))
 	r.Git("checkout", "-q", "--detach", pin)
-	goIn(t, r.Dir, "mod", "edit", "-require=example.com/a@v1.1.0")
+	gomodtest.Go(t, r.Dir, nil, "mod", "edit", "-require=example.com/a@v1.1.0")
 	byHand := r.Show(r.Commit("raise a by hand"))
 	r.Git("checkout", "-q", "-f", "main")
 	up := &upstream{repo: r}

@@ -1,20 +1,14 @@
 package verify_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/spf13/cobra"
-
-	"github.com/patchkit/patchkit/internal/cmd/backport"
+	"github.com/patchkit/patchkit/internal/cmd/cmdtest"
 	"github.com/patchkit/patchkit/internal/cmd/root"
-	"github.com/patchkit/patchkit/internal/cmd/verify"
-	"github.com/patchkit/patchkit/internal/cmdutil"
 	"github.com/patchkit/patchkit/internal/gittest"
 )
 
@@ -39,14 +33,6 @@ const (
 	missingID = "1234567890abcdef1234567890abcdef12345678"
 )
 
-func numbered(prefix string, n int) string {
-	var b strings.Builder
-	for i := 1; i <= n; i++ {
-		b.WriteString(prefix + strconv.Itoa(i) + "\n")
-	}
-	return b.String()
-}
-
 func fixed(s string) string {
 	s = strings.Replace(s, "line20\n", comment+"\n", 1)
 	return strings.Replace(s, "line26\n", "line26\n"+requeue+"\n", 1)
@@ -56,7 +42,7 @@ func newUpstream(t *testing.T) *upstream {
 	t.Helper()
 	r := gittest.New(t)
 	u := &upstream{repo: r}
-	u.greetPin = numbered("line", 40)
+	u.greetPin = gittest.Numbered("line%d", 40)
 	u.greetFixedPin = fixed(u.greetPin)
 	r.Write("greet.txt", u.greetPin)
 	r.Write("other.txt", "other\n")
@@ -64,8 +50,7 @@ func newUpstream(t *testing.T) *upstream {
 	u.pin = r.Commit("initial")
 	r.Tag("v1.0.0")
 	r.Write("greet.txt", "top1\ntop2\n"+u.greetPin)
-	r.Commit("greet: two lines on top")
-	r.Tag("v1.1.0")
+	r.Release("greet: two lines on top", "v1.1.0")
 	r.Write("greet.txt", "top1\ntop2\n"+u.greetFixedPin)
 	u.fix = r.Commit("fix: requeue while the target pod is not scheduled\n\nFixes #12")
 	r.Tag("v1.2.0")
@@ -131,22 +116,12 @@ func newRepo(t *testing.T, up *upstream, cache string, extraSpec string) *repo {
 
 func (r *repo) write(path, content string) {
 	r.t.Helper()
-	full := filepath.Join(r.root, path)
-	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-		r.t.Fatal(err)
-	}
-	if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
-		r.t.Fatal(err)
-	}
+	gittest.WriteFiles(r.t, r.root, map[string]string{path: content})
 }
 
 func (r *repo) read(path string) string {
 	r.t.Helper()
-	b, err := os.ReadFile(filepath.Join(r.root, path))
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	return string(b)
+	return gittest.ReadFile(r.t, r.root, path)
 }
 
 // run runs patchkit with the repository's root, cache and upstream.
@@ -155,30 +130,9 @@ func (r *repo) run(args ...string) (code int, stdout, stderr string) {
 	return runPatchkit(r.t, append([]string{"--root", r.root, "--cache-dir", r.cache, "--upstream-url", r.up.repo.URL()}, args...)...)
 }
 
-// newRoot is the patchkit command with verify and backport, whether or not
-// root.go registers them yet.
-func newRoot(f *cmdutil.Factory) *cobra.Command {
-	cmd := root.NewCmdRoot(f)
-	for _, c := range cmd.Commands() {
-		if c.Name() == "verify" || c.Name() == "backport" {
-			cmd.RemoveCommand(c)
-		}
-	}
-	cmd.AddCommand(verify.NewCmdVerify(f, nil), backport.NewCmdBackport(f, nil))
-	return cmd
-}
-
 func runPatchkit(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	f := &cmdutil.Factory{IO: cmdutil.Test(&out, &errOut)}
-	cmd := newRoot(f)
-	cmd.SetArgs(args)
-	err := cmd.Execute()
-	if err != nil && cmdutil.ExitCode(err) != cmdutil.ExitFindings {
-		errOut.WriteString("patchkit: " + err.Error() + "\n")
-	}
-	return cmdutil.ExitCode(err), out.String(), errOut.String()
+	return cmdtest.Run(t, root.NewCmdRoot, args...)
 }
 
 type verifyJSON struct {

@@ -31,7 +31,7 @@ func newMultiUpstream(t *testing.T) *multiUpstream {
 	t.Helper()
 	r := gittest.New(t)
 	m := &multiUpstream{up: &upstream{repo: r}}
-	a := numbered("a", 30)
+	a := gittest.Numbered("a%d", 30)
 	r.Write("a.txt", a)
 	r.Write("b.txt", "b\n")
 	r.Write("other.txt", "other\n")

@@ -7,6 +7,7 @@ import (
 	"archive/zip"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -164,4 +165,18 @@ func MainGoMod(module, goVersion string, reqs ...string) string {
 		b.WriteString(")\n")
 	}
 	return b.String()
+}
+
+// Go runs the go command in dir with the test's environment plus env and
+// returns its combined output, failing the test if it fails.
+func Go(t testing.TB, dir string, env []string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("go", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
 }

@@ -46,16 +46,11 @@ func TestFuzzOnlyReport(t *testing.T) {
 			r.Write("f.txt", setLine(old, 20, "line 20 patched"))
 			patchText := commitPatch(t, r)
 			base := tree.Map{"f.txt": {Mode: tree.Regular, Data: []byte(c.drift(old))}}
-			f := filepath.Join(t.TempDir(), "0001-drift.patch")
-			if err := os.WriteFile(f, []byte(patchText), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			f := writePatch(t, patchText)
 			if _, _, err := gittest.Run(workTree(t, base), nil, "apply", f); err == nil {
 				t.Fatal("git apply accepted the drifted patch")
 			}
-			gnu := exec.Command("patch", "--dry-run", "-p1", "-F"+strconv.Itoa(MaxFuzz), "-i", f)
-			gnu.Dir = workTree(t, base)
-			out, gnuErr := gnu.CombinedOutput()
+			out, gnuErr := gnuDryRun(t, base, f)
 			wantFuzz := 0
 			if m := gnuFuzzRe.FindStringSubmatch(string(out)); m != nil && gnuErr == nil {
 				wantFuzz, _ = strconv.Atoi(m[2])
@@ -64,15 +59,7 @@ func TestFuzzOnlyReport(t *testing.T) {
 				t.Fatalf("GNU patch fuzz = %d, the case expects %d:\n%s", wantFuzz, c.fuzz, out)
 			}
 
-			p, err := series.Parse(f, []byte(patchText))
-			if err != nil {
-				t.Fatal(err)
-			}
-			res := Series(base, []*series.Patch{p})
-			if res.OK || len(res.Patches[0].Errors) != 1 {
-				t.Fatalf("Series() = %+v, want one problem", res.Patches)
-			}
-			e := res.Patches[0].Errors[0]
+			e := onlyProblem(t, base, f, patchText)
 			if wantFuzz == 0 {
 				if e.Kind != KindConflict {
 					t.Fatalf("problem = %+v, want a conflict (GNU patch fails too)", e)
@@ -85,4 +72,67 @@ func TestFuzzOnlyReport(t *testing.T) {
 			}
 		})
 	}
+}
+
+var gnuFuzzAtRe = regexp.MustCompile(`Hunk #1 succeeded at (\d+) with fuzz (\d+)`)
+
+// TestFuzzLineIsGNUPatchs: where the lines that fuzz keeps occur twice, the
+// fuzz message names the line GNU patch applies the hunk at (the nearest to
+// its own place, not the first in the file), and NearLine is that line too.
+func TestFuzzLineIsGNUPatchs(t *testing.T) {
+	block := func(last string) string { return "ctx a\nctx b\nctx c\nthe line\nctx d\nctx e\n" + last + "\n" }
+	old := block("ctx g") + num(1, 40) + block("ctx f") + num(41, 50)
+	r := gittest.New(t)
+	r.Write("f.txt", old)
+	r.Commit("base")
+	patched := strings.Replace(old, block("ctx f"), strings.Replace(block("ctx f"), "the line", "the line patched", 1), 1)
+	r.Write("f.txt", patched)
+	patchText := commitPatch(t, r)
+	drifted := strings.Replace(old, block("ctx f"), strings.Replace(block("ctx f"), "ctx a", "ctx a drifted", 1), 1)
+	base := tree.Map{"f.txt": {Mode: tree.Regular, Data: []byte(drifted)}}
+	f := writePatch(t, patchText)
+	out, err := gnuDryRun(t, base, f)
+	m := gnuFuzzAtRe.FindStringSubmatch(string(out))
+	if err != nil || m == nil {
+		t.Fatalf("GNU patch: %v\n%s", err, out)
+	}
+	e := onlyProblem(t, base, f, patchText)
+	want := "with fuzz " + m[2] + " (GNU patch, at line " + m[1] + ")"
+	if e.Kind != KindFuzz || !strings.Contains(e.Message, want) || strconv.Itoa(e.NearLine) != m[1] {
+		t.Errorf("problem = %q near line %d, want kind fuzz with %q and near line %s (GNU patch: %s)", e.Message, e.NearLine, want, m[1], strings.TrimSpace(string(out)))
+	}
+}
+
+// writePatch writes patchText to a patch file of its own and returns its path.
+func writePatch(t *testing.T, patchText string) string {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "0001-drift.patch")
+	if err := os.WriteFile(f, []byte(patchText), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// gnuDryRun is the oracle: GNU patch's dry run of patch file f on base, with
+// the fuzz patchkit allows.
+func gnuDryRun(t *testing.T, base tree.Map, f string) ([]byte, error) {
+	t.Helper()
+	gnu := exec.Command("patch", "--dry-run", "-p1", "-F"+strconv.Itoa(MaxFuzz), "-i", f)
+	gnu.Dir = workTree(t, base)
+	return gnu.CombinedOutput()
+}
+
+// onlyProblem applies patch file f (patchText) on base and returns the one
+// problem it must report.
+func onlyProblem(t *testing.T, base tree.Map, f, patchText string) Problem {
+	t.Helper()
+	p, err := series.Parse(f, []byte(patchText))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := Series(base, []*series.Patch{p})
+	if res.OK || len(res.Patches[0].Errors) != 1 {
+		t.Fatalf("Series() = %+v, want one problem", res.Patches)
+	}
+	return res.Patches[0].Errors[0]
 }
