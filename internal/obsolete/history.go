@@ -66,6 +66,7 @@ type gitRunner struct {
 	bin    string // the git executable
 	gitDir string
 	cache  *upstream.Cache // gitDir's cache: git's complaints of damage become its faults
+	work   *historyWork    // counts the history questions' work; nil: not counted
 }
 
 // run runs git with args through the cache's one runner (upstream's
@@ -85,23 +86,7 @@ func loadRange(ctx context.Context, g gitRunner, pin string, tips []string) (*hi
 	if len(tips) == 0 {
 		return h, nil
 	}
-	var in bytes.Buffer
-	for _, t := range tips {
-		in.WriteString(t + "\n")
-	}
-	in.WriteString("^" + pin + "\n")
-	lines, err := memoed(ctx, g, in.Bytes(), func(r io.Reader) ([][]string, error) {
-		var lines [][]string
-		sc := bufio.NewScanner(r)
-		sc.Buffer(make([]byte, 64<<10), 16<<20)
-		for sc.Scan() {
-			f := strings.Fields(sc.Text())
-			if len(f) > 0 {
-				lines = append(lines, f)
-			}
-		}
-		return lines, sc.Err()
-	}, "rev-list", "--topo-order", "--reverse", "--parents", "--stdin")
+	lines, err := rangeLines(ctx, g, pin, tips)
 	if err != nil {
 		return nil, fmt.Errorf("listing upstream commits after the pin: %w", err)
 	}
@@ -126,6 +111,20 @@ func loadRange(ctx context.Context, g gitRunner, pin string, tips []string) (*hi
 	return h, nil
 }
 
+// readFields reads git's output as the fields of each non-empty line.
+func readFields(r io.Reader) ([][]string, error) {
+	var lines [][]string
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) > 0 {
+			lines = append(lines, f)
+		}
+	}
+	return lines, sc.Err()
+}
+
 // commitMark starts a commit in the log output: git never starts a diff line
 // with a control character.
 const commitMark = '\x01'
@@ -138,17 +137,7 @@ func (h *history) loadPatchIDs(ctx context.Context, g gitRunner, pin string, tip
 	if len(tips) == 0 || len(paths) == 0 || len(h.commits) == 0 {
 		return nil
 	}
-	var in bytes.Buffer
-	for _, t := range tips {
-		in.WriteString(t + "\n")
-	}
-	in.WriteString("^" + pin + "\n--\n")
-	for _, p := range paths {
-		in.WriteString(p + "\n")
-	}
-	entries, err := memoed(ctx, g, in.Bytes(), readLog, "log", "--no-merges", "--full-diff", "-p", "--full-index", "--binary",
-		"--no-textconv", "--no-ext-diff", "--no-color", "--diff-merges=off",
-		"--format=%x01%H %s", "--stdin")
+	entries, err := logEntries(ctx, g, pin, tips, paths, h.inRange)
 	if err != nil {
 		return fmt.Errorf("reading the diffs of upstream commits after the pin: %w", err)
 	}
