@@ -170,6 +170,9 @@ func run(ctx context.Context, opts *Options) error {
 // (fetched remembers the URLs done), scans it and, with --write, records the
 // Applied-Upstream headers.
 func checkImage(ctx context.Context, env pipeline.Env, name string, opts *Options, fetched map[string]bool) (report.Obsolete, error) {
+	if out, ok, err := unscanned(ctx, env, name, opts); err != nil || ok {
+		return out, err // nothing to scan: no history fetched (issue 24)
+	}
 	im, err := pipeline.Prepare(ctx, env, name, "")
 	if err != nil {
 		return report.Obsolete{}, err
