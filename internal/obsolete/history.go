@@ -73,6 +73,11 @@ type gitRunner struct {
 // Cache.Git), feeding stdin, and passes its stdout to consume.
 func (g gitRunner) run(ctx context.Context, stdin []byte, consume func(io.Reader) error, args ...string) error {
 	_, err := g.cache.Git(ctx, upstream.GitRun{Args: args, Stdin: stdin, Stdout: consume, Bin: g.bin})
+	return gitError(err)
+}
+
+// gitError says why obsolete-check needs git when it is missing.
+func gitError(err error) error {
 	if errors.Is(err, upstream.ErrNoGit) {
 		return fmt.Errorf("obsolete-check needs the git CLI to compute the patch-ids of upstream commits: %w", err)
 	}
@@ -109,20 +114,6 @@ func loadRange(ctx context.Context, g gitRunner, pin string, tips []string) (*hi
 		}
 	}
 	return h, nil
-}
-
-// readFields reads git's output as the fields of each non-empty line.
-func readFields(r io.Reader) ([][]string, error) {
-	var lines [][]string
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) > 0 {
-			lines = append(lines, f)
-		}
-	}
-	return lines, sc.Err()
 }
 
 // commitMark starts a commit in the log output: git never starts a diff line

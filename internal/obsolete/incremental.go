@@ -6,6 +6,9 @@ import (
 	"encoding/gob"
 	"io"
 	"slices"
+	"strings"
+
+	"github.com/patchkit/patchkit/internal/upstream"
 )
 
 // The history memo grows with upstream. Its two questions (the range's
@@ -48,10 +51,11 @@ func (w *historyWork) count(full bool, listed, logged int) {
 }
 
 // rangeState is the memo entry of the range question: git's answer (one
-// line of `rev-list --parents` per commit, oldest first) for Tips.
+// line of `rev-list --parents` per commit, oldest first) for Tips, as git
+// printed it: reading it back is a split, and a step appends to it.
 type rangeState struct {
-	Tips  []string
-	Lines [][]string
+	Tips []string
+	Out  []byte
 }
 
 // logState is the memo entry of the patch-ids' question: what `git log -p`
@@ -103,42 +107,50 @@ func rangeLines(ctx context.Context, g gitRunner, pin string, tips []string) ([]
 	var st rangeState
 	have := keyed && readStep(g, key, &st)
 	if have && slices.Equal(st.Tips, tips) {
-		return st.Lines, nil
+		return fields(st.Out), nil
 	}
+	var out []byte
 	var lines [][]string
 	if have {
 		// git ignores an old tip the cache no longer has
 		// (--ignore-missing); its commits then come back as new ones,
 		// which step refuses.
 		args := append(slices.Clone(rangeArgs), "--ignore-missing")
-		fresh, err := revList(ctx, g, revs(tips, []string{pin}, st.Tips), args)
+		fresh, err := g.cache.Git(ctx, upstream.GitRun{Args: args, Stdin: revs(tips, []string{pin}, st.Tips), Bin: g.bin})
 		if err != nil {
-			return nil, err
+			return nil, gitError(err)
 		}
-		g.work.count(false, len(fresh), 0)
-		lines = step(st.Lines, fresh, tips)
+		freshLines := fields(fresh)
+		g.work.count(false, len(freshLines), 0)
+		if lines = step(fields(st.Out), freshLines, tips); lines != nil {
+			out = append(slices.Clip(st.Out), fresh...)
+		}
 	}
 	if lines == nil {
 		var err error
-		if lines, err = revList(ctx, g, revs(tips, []string{pin}), rangeArgs); err != nil {
-			return nil, err
+		if out, err = g.cache.Git(ctx, upstream.GitRun{Args: rangeArgs, Stdin: revs(tips, []string{pin}), Bin: g.bin}); err != nil {
+			return nil, gitError(err)
 		}
+		lines = fields(out)
 		g.work.count(true, len(lines), 0)
 	}
 	if keyed {
-		writeStep(g, key, rangeState{Tips: tips, Lines: lines})
+		writeStep(g, key, rangeState{Tips: tips, Out: out})
 	}
 	return lines, nil
 }
 
-func revList(ctx context.Context, g gitRunner, stdin []byte, args []string) ([][]string, error) {
+// fields splits git's output into the fields of each non-empty line.
+func fields(out []byte) [][]string {
 	var lines [][]string
-	err := g.run(ctx, stdin, func(r io.Reader) error {
-		var err error
-		lines, err = readFields(r)
-		return err
-	}, args...)
-	return lines, err
+	for len(out) > 0 {
+		line, rest, _ := bytes.Cut(out, []byte("\n"))
+		out = rest
+		if f := strings.Fields(string(line)); len(f) > 0 {
+			lines = append(lines, f)
+		}
+	}
+	return lines
 }
 
 // step returns the range of the new tips, given the old range and the
