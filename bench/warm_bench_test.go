@@ -18,6 +18,8 @@ import (
 //   - cold: an empty cache (patchkit fetches; the loop clones);
 //   - warm: nothing new upstream (patchkit offline, on its cache and its
 //     memos; the loop on its existing clone);
+//   - warm-online: the same, online (patchkit lists the upstream's refs,
+//     finds nothing new and fetches nothing): the baseline of "moved";
 //   - moved: upstream has one new commit, an unrelated release (patchkit
 //     fetches; the loop fetches and loops again).
 //
@@ -27,7 +29,7 @@ import (
 func BenchmarkObsoleteWarm(b *testing.B) {
 	up, root, tags := setupObsolete(b, kubeOVN)
 	work := b.TempDir()
-	var pkCold, pkWarm, pkMoved, gitCold, gitWarm, gitMoved []time.Duration
+	var pkCold, pkWarm, pkWarmOnline, pkMoved, gitCold, gitWarm, gitMoved []time.Duration
 	timed := func(ds *[]time.Duration, f func()) {
 		start := time.Now()
 		f()
@@ -47,6 +49,8 @@ func BenchmarkObsoleteWarm(b *testing.B) {
 
 		timed(&pkWarm, func() { got, _ = patchkitObsolete(b, root, cache) })
 		timed(&gitWarm, func() { want = naiveLoop(b, wt, root, tags) })
+		compareVerdicts(b, got, want)
+		timed(&pkWarmOnline, func() { got = patchkitOnline(b, root, cache) })
 		compareVerdicts(b, got, want)
 
 		b.StopTimer()
@@ -69,7 +73,7 @@ func BenchmarkObsoleteWarm(b *testing.B) {
 	for _, s := range []struct {
 		name string
 		ds   []time.Duration
-	}{{"cold", pkCold}, {"naive-cold", gitCold}, {"warm", pkWarm}, {"naive-warm", gitWarm}, {"moved", pkMoved}, {"naive-moved", gitMoved}} {
+	}{{"cold", pkCold}, {"naive-cold", gitCold}, {"warm", pkWarm}, {"naive-warm", gitWarm}, {"warm-online", pkWarmOnline}, {"moved", pkMoved}, {"naive-moved", gitMoved}} {
 		spread(b, s.name, s.ds)
 	}
 }

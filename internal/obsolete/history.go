@@ -66,12 +66,18 @@ type gitRunner struct {
 	bin    string // the git executable
 	gitDir string
 	cache  *upstream.Cache // gitDir's cache: git's complaints of damage become its faults
+	work   *historyWork    // counts the history questions' work; nil: not counted
 }
 
 // run runs git with args through the cache's one runner (upstream's
 // Cache.Git), feeding stdin, and passes its stdout to consume.
 func (g gitRunner) run(ctx context.Context, stdin []byte, consume func(io.Reader) error, args ...string) error {
 	_, err := g.cache.Git(ctx, upstream.GitRun{Args: args, Stdin: stdin, Stdout: consume, Bin: g.bin})
+	return gitError(err)
+}
+
+// gitError says why obsolete-check needs git when it is missing.
+func gitError(err error) error {
 	if errors.Is(err, upstream.ErrNoGit) {
 		return fmt.Errorf("obsolete-check needs the git CLI to compute the patch-ids of upstream commits: %w", err)
 	}
@@ -85,23 +91,7 @@ func loadRange(ctx context.Context, g gitRunner, pin string, tips []string) (*hi
 	if len(tips) == 0 {
 		return h, nil
 	}
-	var in bytes.Buffer
-	for _, t := range tips {
-		in.WriteString(t + "\n")
-	}
-	in.WriteString("^" + pin + "\n")
-	lines, err := memoed(ctx, g, in.Bytes(), func(r io.Reader) ([][]string, error) {
-		var lines [][]string
-		sc := bufio.NewScanner(r)
-		sc.Buffer(make([]byte, 64<<10), 16<<20)
-		for sc.Scan() {
-			f := strings.Fields(sc.Text())
-			if len(f) > 0 {
-				lines = append(lines, f)
-			}
-		}
-		return lines, sc.Err()
-	}, "rev-list", "--topo-order", "--reverse", "--parents", "--stdin")
+	lines, err := rangeLines(ctx, g, pin, tips)
 	if err != nil {
 		return nil, fmt.Errorf("listing upstream commits after the pin: %w", err)
 	}
@@ -138,17 +128,7 @@ func (h *history) loadPatchIDs(ctx context.Context, g gitRunner, pin string, tip
 	if len(tips) == 0 || len(paths) == 0 || len(h.commits) == 0 {
 		return nil
 	}
-	var in bytes.Buffer
-	for _, t := range tips {
-		in.WriteString(t + "\n")
-	}
-	in.WriteString("^" + pin + "\n--\n")
-	for _, p := range paths {
-		in.WriteString(p + "\n")
-	}
-	entries, err := memoed(ctx, g, in.Bytes(), readLog, "log", "--no-merges", "--full-diff", "-p", "--full-index", "--binary",
-		"--no-textconv", "--no-ext-diff", "--no-color", "--diff-merges=off",
-		"--format=%x01%H %s", "--stdin")
+	entries, err := logEntries(ctx, g, pin, tips, paths, h.inRange)
 	if err != nil {
 		return fmt.Errorf("reading the diffs of upstream commits after the pin: %w", err)
 	}

@@ -248,6 +248,7 @@ type Input struct {
 type options struct {
 	git       string
 	evaluated func(Ref) // a test seam: called for each ref evaluated, not memoised
+	work      *historyWork
 }
 
 // Option configures Check.
@@ -270,7 +271,7 @@ func Check(ctx context.Context, in Input, opts ...Option) (*Report, error) {
 	if in.PinCommit == "" {
 		return nil, errors.New("obsolete.Check: PinCommit is required")
 	}
-	g := gitRunner{bin: o.git, gitDir: in.Cache.Path(), cache: in.Cache}
+	g := gitRunner{bin: o.git, gitDir: in.Cache.Path(), cache: in.Cache, work: o.work}
 	refs, skipped, h, err := selectRefs(ctx, g, in)
 	if err != nil {
 		return nil, err

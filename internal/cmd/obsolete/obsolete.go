@@ -112,7 +112,8 @@ func run(ctx context.Context, opts *Options) error {
 			return err
 		}
 	}
-	fetched := map[string]bool{}
+	st := newRunState()
+	prefetch(ctx, env, images, opts, st) // lists the units' upstreams concurrently
 	var results []report.Obsolete
 	var written []obsoletestage.Written
 	findings := false
@@ -123,7 +124,7 @@ func run(ctx context.Context, opts *Options) error {
 		// checked again; offline it is exit 2.
 		err := upstream.RetryRepaired(ctx, func() error {
 			var err error
-			res, err = checkImage(ctx, env, name, opts, fetched)
+			res, err = checkImage(ctx, env, name, opts, st)
 			return err
 		})
 		if we := (*obsoletestage.WriteError)(nil); errors.As(err, &we) {
@@ -167,19 +168,22 @@ func run(ctx context.Context, opts *Options) error {
 }
 
 // checkImage prepares one image, refreshes its upstream cache once per run
-// (fetched remembers the URLs done), scans it and, with --write, records the
+// (st remembers the URLs done), scans it and, with --write, records the
 // Applied-Upstream headers.
-func checkImage(ctx context.Context, env pipeline.Env, name string, opts *Options, fetched map[string]bool) (report.Obsolete, error) {
+func checkImage(ctx context.Context, env pipeline.Env, name string, opts *Options, st *runState) (report.Obsolete, error) {
+	if out, ok, err := st.unscanned(ctx, env, name, opts); err != nil || ok {
+		return out, err // nothing to scan: no history fetched (issue 24)
+	}
 	im, err := pipeline.Prepare(ctx, env, name, "")
 	if err != nil {
 		return report.Obsolete{}, err
 	}
 	defer im.Close()
-	if !fetched[im.URL] {
+	if !st.fetched[im.URL] {
 		if err := im.Cache.Fetch(ctx); err != nil {
 			return report.Obsolete{}, err
 		}
-		fetched[im.URL] = true
+		st.fetched[im.URL] = true
 	}
 	rep, err := obsoletestage.Check(ctx, obsoletestage.Input{
 		Cache: im.Cache, Spec: im.Spec, PinCommit: im.Commit, Patches: im.Patches, Refs: opts.Refs,
