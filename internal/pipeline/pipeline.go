@@ -202,7 +202,8 @@ func refError(s *spec.Spec, flagRef string, err error) error {
 
 // Apply applies the series to the resolved ref in memory. Nothing is written.
 // An upstream tree that could not be read (a damaged cache) is an error, never
-// a verdict on a patch: res.Err comes back as err.
+// a verdict on a patch: res.Err comes back as err. So is a hostile patch
+// (apply.Result.Hostile: bad input, exit 2), never a mere finding.
 func (im *Image) Apply() (*apply.Result, *upstream.Snapshot, error) {
 	src, err := im.Cache.Source(im.Commit)
 	if err != nil {
@@ -212,5 +213,19 @@ func (im *Image) Apply() (*apply.Result, *upstream.Snapshot, error) {
 	if res.Err != nil {
 		return nil, nil, res.Err
 	}
+	if err := res.Hostile(); err != nil {
+		return nil, nil, err
+	}
 	return res, src, nil
+}
+
+// Idents names the series of s as it is in the repository now
+// (series.Idents), without opening its upstream: what `patchkit stamp`
+// records beside the digest it was given.
+func Idents(root string, s *spec.Spec) ([]series.Ident, error) {
+	patches, err := series.Load(filepath.Join(root, filepath.FromSlash(s.Patches)), s.Patches, SeriesOptions(s)...)
+	if err != nil {
+		return nil, err
+	}
+	return series.Idents(patches), nil
 }

@@ -143,9 +143,6 @@ func applyImage(im *pipeline.Image, check bool, target outTarget) (report.Apply,
 	if err != nil {
 		return report.Apply{}, err
 	}
-	if err := res.Hostile(); err != nil {
-		return report.Apply{}, err
-	}
 	out := report.Apply{
 		Image:    im.Name,
 		Unit:     im.Spec.Dir,

@@ -3,21 +3,15 @@ package backport
 
 import (
 	"context"
-	"errors"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
-	"github.com/patchkit/patchkit/internal/apply"
 	backportstage "github.com/patchkit/patchkit/internal/backport"
 	"github.com/patchkit/patchkit/internal/cmdutil"
 	"github.com/patchkit/patchkit/internal/diag"
-	"github.com/patchkit/patchkit/internal/gomod"
 	"github.com/patchkit/patchkit/internal/pipeline"
 	"github.com/patchkit/patchkit/internal/report"
-	"github.com/patchkit/patchkit/internal/series"
-	"github.com/patchkit/patchkit/internal/spec"
 )
 
 // Options are the flags and dependencies of `patchkit backport`.
@@ -75,78 +69,27 @@ func run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	root := env.Root
-	s, err := spec.Load(root, opts.Image)
-	if err != nil {
-		return err
-	}
-	dir := filepath.Join(root, filepath.FromSlash(s.Patches))
-	var existing []*series.Patch
-	if _, err := os.Stat(dir); err == nil {
-		if existing, err = series.Load(dir, s.Patches, pipeline.SeriesOptions(s)...); err != nil {
-			return err
+	r := f.Runner(env)
+	r.EmptySeries = true // the first backport of a unit makes its patch directory
+	out, err := pipeline.One(ctx, r, opts.Image, func(ctx context.Context, im *pipeline.Image) (report.Backport, error) {
+		s := im.Spec
+		added, err := backportstage.Add(ctx, backportstage.Request{
+			Cache: im.Cache, RepoURL: s.Upstream.URL, Display: s.Patches, Existing: im.Patches,
+			Rev: opts.Commit, PinCommit: im.Commit, Slug: opts.Name, Reference: opts.Reference,
+		}, filepath.Join(env.Root, filepath.FromSlash(s.Patches)), f.Offline)
+		if err != nil {
+			return report.Backport{}, err
 		}
-	}
-	im, err := pipeline.Open(ctx, env, s, "")
-	if err != nil {
-		return err
-	}
-	defer im.Close()
-	for i, p := range existing {
-		if existing[i], err = im.Materialize(ctx, p); err != nil {
-			return err
-		}
-	}
-	plan, err := backportstage.NewPlan(ctx, backportstage.Request{
-		Cache: im.Cache, RepoURL: s.Upstream.URL, Display: s.Patches, Existing: existing,
-		Rev: opts.Commit, PinCommit: im.Commit, Slug: opts.Name, Reference: opts.Reference,
+		return report.Backport{
+			Raised: added.Raised,
+			Image:  opts.Image, Commit: added.Commit.ID, Subject: added.Commit.Subject,
+			File: added.Path, Reference: opts.Reference, PatchID: added.PatchID,
+			Ref: im.Ref, Applies: added.Applies, Errors: added.Errors,
+			SeriesFails: added.SeriesFails, Written: added.Written,
+		}, nil
 	})
-	if errors.Is(err, backportstage.ErrBadRequest) {
-		return &cmdutil.UsageError{Err: err}
-	}
 	if err != nil {
 		return err
-	}
-
-	src, err := im.Cache.Source(im.Commit)
-	if err != nil {
-		return err
-	}
-	before := apply.Series(src, existing)
-	after := apply.Series(src, append(existing[:len(existing):len(existing)], plan.Patch))
-	if after.Err != nil {
-		return after.Err
-	}
-	last := after.Patches[len(after.Patches)-1]
-	// A dependency bump that does not apply is re-expressed at the pin:
-	// raise what the pin does not cover yet (docs/obsolete-check.md).
-	raised := ""
-	if last.Status != apply.StatusApplied && !opts.Reference {
-		if raised, err = plan.RaiseBump(ctx, gomod.Go{Offline: f.Offline}, src, existing); err != nil {
-			return err
-		}
-		if raised != "" {
-			after = apply.Series(src, append(existing[:len(existing):len(existing)], plan.Patch))
-			last = after.Patches[len(after.Patches)-1]
-		}
-	}
-	out := report.Backport{
-		Raised: raised,
-		Image:  opts.Image, Commit: plan.Commit.ID, Subject: plan.Commit.Subject,
-		File: plan.Path, Reference: opts.Reference, PatchID: plan.PatchID,
-		Ref: im.Ref, Applies: last.Status == apply.StatusApplied, Errors: last.Errors,
-		SeriesFails: !before.OK,
-	}
-	// A diff that does not apply is written for the user to refresh; a
-	// reference cannot be refreshed, so it is written only if it applies.
-	if out.Applies || !opts.Reference {
-		if err := plan.Write(dir); err != nil {
-			if errors.Is(err, backportstage.ErrBadRequest) {
-				return &cmdutil.UsageError{Err: err}
-			}
-			return err
-		}
-		out.Written = true
 	}
 	if err := report.RenderBackport(f.IO.Out, format, out); err != nil {
 		return err

@@ -10,7 +10,6 @@ import (
 	"github.com/patchkit/patchkit/internal/cmdutil"
 	"github.com/patchkit/patchkit/internal/diag"
 	"github.com/patchkit/patchkit/internal/report"
-	"github.com/patchkit/patchkit/internal/txn"
 )
 
 // Options are the flags and dependencies of `patchkit init`.
@@ -87,7 +86,7 @@ func run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	if !opts.DryRun {
-		if err := adopt.Write(ctx, root, units, opts.Force, txn.Options{Waiting: cmdutil.LockNotice(f.IO)}); err != nil {
+		if err := adopt.Write(ctx, root, units, opts.Force, f.Txn()); err != nil {
 			return err
 		}
 	}

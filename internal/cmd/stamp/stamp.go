@@ -4,7 +4,6 @@ package stamp
 import (
 	"context"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -13,7 +12,6 @@ import (
 	"github.com/patchkit/patchkit/internal/pipeline"
 	"github.com/patchkit/patchkit/internal/release"
 	"github.com/patchkit/patchkit/internal/report"
-	"github.com/patchkit/patchkit/internal/series"
 	"github.com/patchkit/patchkit/internal/spec"
 	stampstage "github.com/patchkit/patchkit/internal/stamp"
 )
@@ -91,12 +89,12 @@ func run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	// The record names the series in the repository now: the digest was given.
-	patches, err := series.Load(filepath.Join(root, filepath.FromSlash(s.Patches)), s.Patches, pipeline.SeriesOptions(s)...)
+	idents, err := pipeline.Idents(root, s)
 	if err != nil {
 		return err
 	}
 	v := target.Value(opts.Digest)
-	v.Series = series.Idents(patches)
+	v.Series = idents
 	plan, err := stampstage.Prepare(root, s, v)
 	if err != nil {
 		return err

@@ -17,7 +17,6 @@ import (
 	"github.com/patchkit/patchkit/internal/spec"
 	statusstage "github.com/patchkit/patchkit/internal/status"
 	"github.com/patchkit/patchkit/internal/untrusted"
-	"github.com/patchkit/patchkit/internal/upstream"
 )
 
 // Options are the flags and dependencies of `patchkit status`.
@@ -124,29 +123,27 @@ func run(ctx context.Context, opts *Options) error {
 	}
 	rep := &statusstage.Report{}
 	fetched := map[string]bool{}
+	// One unit's failure is a line of the dashboard, not the end of it;
+	// the run still exits 2 once the report is out.
+	r := pipeline.Runner{Env: env, Repair: true, Alone: len(images) > 1}
+	units, err := pipeline.Run(ctx, r, images, func(ctx context.Context, im *pipeline.Image) (*statusstage.Unit, error) {
+		return unit(ctx, im, so, fetched)
+	})
+	if err != nil {
+		return err
+	}
 	var failed []error
-	for _, name := range images {
-		var u *statusstage.Unit
-		err := upstream.RetryRepaired(ctx, func() error {
-			var err error
-			u, err = unit(ctx, env, name, so, fetched)
-			return err
-		})
-		if err != nil {
-			// One unit's failure is a line of the dashboard, not the end of
-			// it; the run still exits 2 once the report is out.
-			if len(images) == 1 {
-				return err
-			}
-			failed = append(failed, fmt.Errorf("%s: %w", name, err))
-			dir := name
-			if s, err := spec.Load(env.Root, name); err == nil {
-				dir = s.Dir
-			}
-			rep.Units = append(rep.Units, statusstage.Unit{Name: name, Dir: dir, Releases: []string{}, Patches: []statusstage.Patch{}, History: []statusstage.Point{}, Error: untrusted.Error(err)})
+	for _, u := range units {
+		if u.Err == nil {
+			rep.Units = append(rep.Units, *u.Result)
 			continue
 		}
-		rep.Units = append(rep.Units, *u)
+		failed = append(failed, fmt.Errorf("%s: %w", u.Name, u.Err))
+		dir := u.Name
+		if s, err := spec.Load(env.Root, u.Name); err == nil {
+			dir = s.Dir
+		}
+		rep.Units = append(rep.Units, statusstage.Unit{Name: u.Name, Dir: dir, Releases: []string{}, Patches: []statusstage.Patch{}, History: []statusstage.Point{}, Error: untrusted.Error(u.Err)})
 	}
 	rep.History = statusstage.Total(rep.Units)
 	if opts.Issue {
@@ -172,14 +169,9 @@ func run(ctx context.Context, opts *Options) error {
 	return nil
 }
 
-// unit prepares one unit, refreshes its upstream cache once per run
-// (fetched remembers the URLs done) and collects its status.
-func unit(ctx context.Context, env pipeline.Env, name string, so statusstage.Options, fetched map[string]bool) (*statusstage.Unit, error) {
-	im, err := pipeline.Prepare(ctx, env, name, "")
-	if err != nil {
-		return nil, err
-	}
-	defer im.Close()
+// unit refreshes the unit's upstream cache once per run (fetched
+// remembers the URLs done) and collects its status.
+func unit(ctx context.Context, im *pipeline.Image, so statusstage.Options, fetched map[string]bool) (*statusstage.Unit, error) {
 	if !fetched[im.URL] {
 		if err := im.Cache.Fetch(ctx); err != nil {
 			return nil, err
