@@ -4,6 +4,9 @@ import (
 	"context"
 
 	"github.com/spf13/cobra"
+
+	"github.com/patchkit/patchkit/internal/pipeline"
+	"github.com/patchkit/patchkit/internal/report"
 )
 
 // NewCommand finishes cmd the way every verb is built (gh's
@@ -23,4 +26,17 @@ func NewCommand[O any](cmd *cobra.Command, opts *O, runF, run func(context.Conte
 		return run(cmd.Context(), opts)
 	}
 	return cmd
+}
+
+// Staged adapts the run of a command that runs the stages into
+// NewCommand's run: the output format and the Env are resolved first
+// (Setup), and a bad -o, --root or --fetch-timeout ends the run before it.
+func Staged[O any](f *Factory, run func(ctx context.Context, opts *O, format report.Format, env pipeline.Env) error) func(context.Context, *O) error {
+	return func(ctx context.Context, opts *O) error {
+		format, env, err := f.Setup()
+		if err != nil {
+			return err
+		}
+		return run(ctx, opts, format, env)
+	}
 }

@@ -54,24 +54,21 @@ since it may have been edited since; the default directory needs no
 --force). It never replaces a directory that holds the repository root or the
 cache directory, nor one inside .git or the cache.`,
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 1 {
-				opts.Image = args[0]
-			} else if cmd.Flags().Changed("out") {
-				return &cmdutil.UsageError{Err: errors.New("--out names the tree of one image: name the IMAGE")}
-			}
-			if opts.Check && cmd.Flags().Changed("out") {
-				return &cmdutil.UsageError{Err: errors.New("--check and --out exclude each other")}
-			}
-			if opts.Force && !cmd.Flags().Changed("out") {
-				return &cmdutil.UsageError{Err: errors.New("--force needs --out")}
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return run(cmd.Context(), opts)
-		},
 	}
+	cmdutil.NewCommand(cmd, opts, runF, cmdutil.Staged(f, run), func(cmd *cobra.Command, args []string) error {
+		if len(args) == 1 {
+			opts.Image = args[0]
+		} else if cmd.Flags().Changed("out") {
+			return &cmdutil.UsageError{Err: errors.New("--out names the tree of one image: name the IMAGE")}
+		}
+		if opts.Check && cmd.Flags().Changed("out") {
+			return &cmdutil.UsageError{Err: errors.New("--check and --out exclude each other")}
+		}
+		if opts.Force && !cmd.Flags().Changed("out") {
+			return &cmdutil.UsageError{Err: errors.New("--force needs --out")}
+		}
+		return nil
+	})
 	cmd.Flags().BoolVar(&opts.Check, "check", false, "only check that the series applies; write nothing")
 	cmd.Flags().StringVar(&opts.Out, "out", "", "directory to write the patched tree to (replaced atomically)")
 	cmd.Flags().StringVar(&opts.Ref, "ref", "", "apply to this upstream ref instead of the pin")
@@ -85,17 +82,14 @@ cache directory, nor one inside .git or the cache.`,
 // be fetched) is reported on its own, and the run exits with the worst
 // status. A damaged cache is never a verdict on a patch: online it is
 // repaired and the series applied again; offline it is exit 2.
-func run(ctx context.Context, opts *Options) error {
+func run(ctx context.Context, opts *Options, format report.Format, env pipeline.Env) error {
 	f := opts.Factory
-	format, env, err := f.Setup()
-	if err != nil {
-		return err
-	}
 	env.Shallow = true // only the trees of the pin and --ref, not their history
 	r := f.Runner(env)
 	r.Ref, r.Repair = opts.Ref, true
 	names := []string{opts.Image}
 	if opts.Image == "" {
+		var err error
 		if names, err = f.Images(env.Root, nil); err != nil {
 			return err
 		}

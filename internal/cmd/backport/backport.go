@@ -50,25 +50,18 @@ a reference file; apply a series with references without patchkit by
 applying, in glob order, each file or, for a reference, the output of
 'git show --format= --binary <Reference>' in a checkout of the upstream.`,
 		Args: cobra.ExactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Image, opts.Commit = args[0], args[1]
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return run(cmd.Context(), opts)
-		},
 	}
+	cmdutil.NewCommand(cmd, opts, runF, cmdutil.Staged(f, run), func(_ *cobra.Command, args []string) error {
+		opts.Image, opts.Commit = args[0], args[1]
+		return nil
+	})
 	cmd.Flags().StringVar(&opts.Name, "name", "", "file name part (default: made from the commit's subject)")
 	cmd.Flags().BoolVar(&opts.Reference, "reference", false, "write a reference file (commit id and patch-id, no diff) instead of the diff")
 	return cmd
 }
 
-func run(ctx context.Context, opts *Options) error {
+func run(ctx context.Context, opts *Options, format report.Format, env pipeline.Env) error {
 	f := opts.Factory
-	format, env, err := f.Setup()
-	if err != nil {
-		return err
-	}
 	r := f.Runner(env)
 	r.EmptySeries = true // the first backport of a unit makes its patch directory
 	out, err := pipeline.One(ctx, r, opts.Image, func(ctx context.Context, im *pipeline.Image) (report.Backport, error) {

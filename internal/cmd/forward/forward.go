@@ -64,17 +64,14 @@ then on.
 Exit codes: 0 written (or recorded); 1 the change conflicts on the branch;
 2 bad input (a backport, no author, a PATCH in no unit's series).`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Patch = args[0]
-			if opts.PR != "" && (opts.To != "" || opts.Out != "" || opts.Author != "" || opts.WithTest) {
-				return &cmdutil.UsageError{Err: errors.New("--pr records the URL only: it takes no --to, --out, --author or --with-test")}
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return run(cmd.Context(), opts)
-		},
 	}
+	cmdutil.NewCommand(cmd, opts, runF, cmdutil.Staged(f, run), func(_ *cobra.Command, args []string) error {
+		opts.Patch = args[0]
+		if opts.PR != "" && (opts.To != "" || opts.Out != "" || opts.Author != "" || opts.WithTest) {
+			return &cmdutil.UsageError{Err: errors.New("--pr records the URL only: it takes no --to, --out, --author or --with-test")}
+		}
+		return nil
+	})
 	cmd.Flags().StringVar(&opts.To, "to", "", "the upstream ref to carry the change to (default: the upstream's default branch)")
 	cmd.Flags().StringVar(&opts.Out, "out", "", "the directory to write the format-patch file and the PR body into (default _output/forward)")
 	cmd.Flags().StringVar(&opts.Author, "author", "", "the author of the commit, 'Name <email>' (default: the patch's Author: header)")
@@ -83,12 +80,8 @@ Exit codes: 0 written (or recorded); 1 the change conflicts on the branch;
 	return cmd
 }
 
-func run(ctx context.Context, opts *Options) error {
+func run(ctx context.Context, opts *Options, format report.Format, env pipeline.Env) error {
 	f := opts.Factory
-	format, env, err := f.Setup()
-	if err != nil {
-		return err
-	}
 	s, rel, err := forwardstage.FindPatch(env.Root, opts.Patch)
 	if err != nil {
 		return err

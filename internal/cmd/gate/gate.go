@@ -44,26 +44,18 @@ GOFLAGS); with --offline, GOPROXY=off.
 Exit codes: 0 the gate passed and every patch owns its tests; 1 the test
 failed, or an ownership finding; 2 bad input.`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Image = args[0]
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return run(cmd.Context(), opts)
-		},
 	}
-	return cmd
+	return cmdutil.NewCommand(cmd, opts, runF, cmdutil.Staged(f, run), func(_ *cobra.Command, args []string) error {
+		opts.Image = args[0]
+		return nil
+	})
 }
 
 // run gates the image. A damaged cache is never a verdict: online it is
 // repaired and the gate run again (every read of the cache comes before
 // anything is printed); offline it is exit 2.
-func run(ctx context.Context, opts *Options) error {
+func run(ctx context.Context, opts *Options, format report.Format, env pipeline.Env) error {
 	f := opts.Factory
-	format, env, err := f.Setup()
-	if err != nil {
-		return err
-	}
 	env.Shallow = true // reads the pin's tree, not its history
 	r := f.Runner(env)
 	r.Repair = true

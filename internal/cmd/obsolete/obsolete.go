@@ -75,28 +75,21 @@ lists the files already written.
 
 Exit codes: 0 every patch applies at every scanned ref; 1 a patch is
 present, partial, superseded or in conflict somewhere; 2 bad input.`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Images = args
-			if f.UpstreamURL != "" && len(args) != 1 {
-				return &cmdutil.UsageError{Err: errors.New("--upstream-url replaces the upstream of one image: name exactly one IMAGE")}
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return run(cmd.Context(), opts)
-		},
 	}
+	cmdutil.NewCommand(cmd, opts, runF, cmdutil.Staged(f, run), func(_ *cobra.Command, args []string) error {
+		opts.Images = args
+		if f.UpstreamURL != "" && len(args) != 1 {
+			return &cmdutil.UsageError{Err: errors.New("--upstream-url replaces the upstream of one image: name exactly one IMAGE")}
+		}
+		return nil
+	})
 	cmd.Flags().StringSliceVar(&opts.Refs, "refs", nil, "scan these upstream refs (tags, branches or commit ids), in this order, instead of the releases and branches of the spec")
 	cmd.Flags().BoolVar(&opts.Write, "write", false, "add or update the Applied-Upstream header of each patch found present in a release")
 	return cmd
 }
 
-func run(ctx context.Context, opts *Options) error {
+func run(ctx context.Context, opts *Options, format report.Format, env pipeline.Env) error {
 	f := opts.Factory
-	format, env, err := f.Setup()
-	if err != nil {
-		return err
-	}
 	env.Units = spec.NewDiscovery(env.Root) // one tree walk for every unit
 	charts, images, err := f.Select(env.Units, opts.Images)
 	if err != nil {

@@ -45,23 +45,15 @@ GOPROXY, never a lower version.
 Exit codes: 0 refreshed (or nothing to do); 1 a patch does not apply at the
 pin; 2 bad input.`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Image, opts.Patches = args[0], args[1:]
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return run(cmd.Context(), opts)
-		},
 	}
-	return cmd
+	return cmdutil.NewCommand(cmd, opts, runF, cmdutil.Staged(f, run), func(_ *cobra.Command, args []string) error {
+		opts.Image, opts.Patches = args[0], args[1:]
+		return nil
+	})
 }
 
-func run(ctx context.Context, opts *Options) error {
+func run(ctx context.Context, opts *Options, format report.Format, env pipeline.Env) error {
 	f := opts.Factory
-	format, env, err := f.Setup()
-	if err != nil {
-		return err
-	}
 	out, err := pipeline.One(ctx, f.Runner(env), opts.Image, func(ctx context.Context, im *pipeline.Image) (report.Refresh, error) {
 		files, err := upgradestage.Refresh(ctx, upgradestage.RefreshInput{
 			Root: env.Root, Spec: im.Spec, Cache: im.Cache, PinCommit: im.Commit, Patches: im.Patches,

@@ -51,14 +51,11 @@ The registry is --registry, else $REGISTRY; the tag is --tag, else
 $IMAGE_TAG, else image.tag. A digest that is not sha256:<64 hex digits> is
 refused (exit 2). Needs no network.`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Image = args[0]
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return run(cmd.Context(), opts)
-		},
 	}
+	cmdutil.NewCommand(cmd, opts, runF, run, func(_ *cobra.Command, args []string) error {
+		opts.Image = args[0]
+		return nil
+	})
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Digest, "digest", "", "the image digest, sha256:<64 hex digits> (required)")
 	fl.StringVar(&opts.Registry, "registry", "", "registry for the ref and split formats (default: $REGISTRY)")

@@ -69,20 +69,17 @@ Exit codes: 0 the report was made (findings included: it is a dashboard);
 2 bad input, or the dashboard issue could not be written. A unit that cannot
 be reported on (its upstream unreachable, a bad spec) is a line of the report
 with its error, and the run exits 2 after printing it.`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Images = args
-			if opts.Repo != "" && !opts.Issue {
-				return &cmdutil.UsageError{Err: errors.New("--repo names the repository of the dashboard issue: give --issue too")}
-			}
-			if opts.Issue && f.Offline {
-				return &cmdutil.UsageError{Err: errors.New("--issue writes to GitHub: it cannot run with --offline")}
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return run(cmd.Context(), opts)
-		},
 	}
+	cmdutil.NewCommand(cmd, opts, runF, run, func(_ *cobra.Command, args []string) error {
+		opts.Images = args
+		if opts.Repo != "" && !opts.Issue {
+			return &cmdutil.UsageError{Err: errors.New("--repo names the repository of the dashboard issue: give --issue too")}
+		}
+		if opts.Issue && f.Offline {
+			return &cmdutil.UsageError{Err: errors.New("--issue writes to GitHub: it cannot run with --offline")}
+		}
+		return nil
+	})
 	cmd.Flags().BoolVar(&opts.Issue, "issue", false, "create or update the dashboard issue with the markdown report")
 	cmd.Flags().StringVar(&opts.Repo, "repo", "", "the GitHub repository (OWNER/NAME) of the dashboard issue (default $GITHUB_REPOSITORY)")
 	return cmd

@@ -87,17 +87,14 @@ Exit codes: 0 upgraded (or already at the newest release); 1 a patch
 conflicts or the gate fails (nothing written, or with --keep-conflicts the
 rest); 2 bad input, or a file changed while upgrade ran.`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Image = args[0]
-			if opts.OpenPR && opts.DryRun {
-				return &cmdutil.UsageError{Err: errors.New("--open-pr and --dry-run exclude each other")}
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return run(cmd.Context(), opts)
-		},
 	}
+	cmdutil.NewCommand(cmd, opts, runF, cmdutil.Staged(f, run), func(_ *cobra.Command, args []string) error {
+		opts.Image = args[0]
+		if opts.OpenPR && opts.DryRun {
+			return &cmdutil.UsageError{Err: errors.New("--open-pr and --dry-run exclude each other")}
+		}
+		return nil
+	})
 	cmd.Flags().StringVar(&opts.To, "to", "", "upstream ref to move to (default: the newest final release matching upstream.releases)")
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "print the plan and write nothing")
 	cmd.Flags().BoolVar(&opts.OpenPR, "open-pr", false, "commit on patchkit/upgrade-IMAGE, push, and open or update its pull request")
@@ -106,12 +103,8 @@ rest); 2 bad input, or a file changed while upgrade ran.`,
 	return cmd
 }
 
-func run(ctx context.Context, opts *Options) error {
+func run(ctx context.Context, opts *Options, format report.Format, env pipeline.Env) error {
 	f := opts.Factory
-	format, env, err := f.Setup()
-	if err != nil {
-		return err
-	}
 	if u, err := chart.Find(env.Root, opts.Image); err != nil {
 		return err
 	} else if u != nil {

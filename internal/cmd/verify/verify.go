@@ -75,30 +75,23 @@ The upstream diff comes from the upstream cache, or with --online from
 GitHub (GITHUB_TOKEN when set; GITHUB_API_URL for Enterprise Server).
 -o github writes annotations, and appends a markdown summary to
 $GITHUB_STEP_SUMMARY when it is set. Exit 1 when a check fails.`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Images = args
-			if opts.Online && f.Offline {
-				return &cmdutil.UsageError{Err: errors.New("--online and --offline exclude each other")}
-			}
-			if f.UpstreamURL != "" && len(args) != 1 {
-				return &cmdutil.UsageError{Err: errors.New("--upstream-url needs exactly one IMAGE")}
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return run(cmd.Context(), opts)
-		},
 	}
+	cmdutil.NewCommand(cmd, opts, runF, cmdutil.Staged(f, run), func(_ *cobra.Command, args []string) error {
+		opts.Images = args
+		if opts.Online && f.Offline {
+			return &cmdutil.UsageError{Err: errors.New("--online and --offline exclude each other")}
+		}
+		if f.UpstreamURL != "" && len(args) != 1 {
+			return &cmdutil.UsageError{Err: errors.New("--upstream-url needs exactly one IMAGE")}
+		}
+		return nil
+	})
 	cmd.Flags().BoolVar(&opts.Online, "online", false, "get upstream commit diffs from the GitHub API (GITHUB_TOKEN when set)")
 	return cmd
 }
 
-func run(ctx context.Context, opts *Options) error {
+func run(ctx context.Context, opts *Options, format report.Format, env pipeline.Env) error {
 	f := opts.Factory
-	format, env, err := f.Setup()
-	if err != nil {
-		return err
-	}
 	charts, images, err := f.Select(spec.NewDiscovery(env.Root), opts.Images)
 	if err != nil {
 		return err
