@@ -54,7 +54,7 @@ func render(u *Unit, url, pin value, f *Fetch, ap *Apply, stamps []stampEntry) [
 		for _, st := range stamps {
 			fmt.Fprintf(&b, "  - file: %s  # %s\n", quote(relPath(u.Dir, st.File)), st.Where)
 			fmt.Fprintf(&b, "    key: %s\n", quote(st.Key))
-			fmt.Fprintf(&b, "    value: %s\n", quote(st.Value))
+			fmt.Fprintf(&b, "    format: %s\n", quote(st.Value))
 		}
 	}
 	return b.Bytes()

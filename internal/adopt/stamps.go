@@ -47,7 +47,7 @@ func (u *unitCtx) readStamps() (stamps []stampEntry, notes []string) {
 	set := map[string]int{} // file + key -> index in stamps
 	for _, l := range u.makefile.Recipes {
 		if l.N > u.buildLine && l.N < end && isSedInPlace(l.Text) {
-			notes = append(notes, fmt.Sprintf("%s:%d: stamps a file with sed -i, which init does not translate: write a stamp entry for it by hand (stamp[].kind: text for a file that holds only the value), or make it a yq -i line", u.makefile.File, l.N))
+			notes = append(notes, fmt.Sprintf("%s:%d: stamps a file with sed -i, which init does not translate: write a stamp entry for it by hand (an entry without key for a file that holds only the value), or make it a yq -i line", u.makefile.File, l.N))
 			continue
 		}
 		if l.N <= u.buildLine || l.N >= end || !isYqInPlace(l.Text) {

@@ -7,6 +7,7 @@ import (
 	"github.com/patchkit/patchkit/internal/apply"
 	"github.com/patchkit/patchkit/internal/diag"
 	"github.com/patchkit/patchkit/internal/gomod"
+	"github.com/patchkit/patchkit/internal/txn"
 )
 
 // Added is what `patchkit backport` did: the plan, whether the new patch
@@ -26,12 +27,23 @@ type Added struct {
 	Written bool
 }
 
+// Into is where and how Add writes: the repository root, the patch files
+// the directory held before the series was read (ListPatches; the write
+// is refused if they changed), the transaction's options, and whether the
+// go command may reach GOPROXY (a bump raised, RaiseBump).
+type Into struct {
+	Root    string
+	Listed  []string
+	Txn     txn.Options
+	Offline bool
+}
+
 // Add makes the patch file r asks for (NewPlan), applies the series with
 // it at the pin (a dependency bump that does not apply is re-expressed
-// there, Plan.RaiseBump) and writes it into dir: a diff always, a
+// there, Plan.RaiseBump) and writes it into the repository (WriteRepo): a diff always, a
 // reference only when it applies, since it cannot be refreshed by hand. A
 // bad request is a bad invocation (*diag.UsageError).
-func Add(ctx context.Context, r Request, dir string, offline bool) (*Added, error) {
+func Add(ctx context.Context, r Request, into Into) (*Added, error) {
 	plan, err := NewPlan(ctx, r)
 	if errors.Is(err, ErrBadRequest) {
 		return nil, &diag.UsageError{Err: err}
@@ -54,7 +66,7 @@ func Add(ctx context.Context, r Request, dir string, offline bool) (*Added, erro
 	// raise what the pin does not cover yet (docs/obsolete-check.md).
 	out := &Added{Plan: plan, SeriesFails: !before.OK}
 	if last.Status != apply.StatusApplied && !r.Reference {
-		if out.Raised, err = plan.RaiseBump(ctx, gomod.Go{Offline: offline}, src, existing); err != nil {
+		if out.Raised, err = plan.RaiseBump(ctx, gomod.Go{Offline: into.Offline}, src, existing); err != nil {
 			return nil, err
 		}
 		if out.Raised != "" {
@@ -64,7 +76,7 @@ func Add(ctx context.Context, r Request, dir string, offline bool) (*Added, erro
 	}
 	out.Applies, out.Errors = last.Status == apply.StatusApplied, last.Errors
 	if out.Applies || !r.Reference {
-		if err := plan.Write(dir); err != nil {
+		if err := plan.WriteRepo(ctx, into.Root, into.Listed, into.Txn); err != nil {
 			if errors.Is(err, ErrBadRequest) {
 				return nil, &diag.UsageError{Err: err}
 			}

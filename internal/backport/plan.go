@@ -4,10 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"strings"
 
 	"github.com/patchkit/patchkit/internal/series"
+	"github.com/patchkit/patchkit/internal/txn"
 	"github.com/patchkit/patchkit/internal/upstream"
 )
 
@@ -164,4 +168,50 @@ func (p *Plan) Write(dir string) error {
 		return fmt.Errorf("writing %s: %w", p.Path, err)
 	}
 	return nil
+}
+
+// WriteRepo writes the file into the repository at root as one transaction
+// (txn): under the repository lock (o.Waiting is told when another
+// patchkit holds it), never replacing a file of the same name, and
+// refused with txn.ErrChanged, nothing written, when the patch directory
+// gained or lost a patch file since the plan read the series (existing
+// names those it read): a concurrent backport or upgrade is never
+// numbered over. p.Path is the file relative to root.
+func (p *Plan) WriteRepo(ctx context.Context, root string, existing []string, o txn.Options) error {
+	dir := path.Dir(p.Path)
+	if err := os.MkdirAll(filepath.Join(root, filepath.FromSlash(dir)), 0o755); err != nil {
+		return fmt.Errorf("writing %s: %w", p.Path, err)
+	}
+	set := txn.New(root)
+	set.ExpectDir(dir, existing, isPatchName)
+	set.Create(p.Path, p.Content)
+	if _, err := set.Commit(ctx, o); err != nil {
+		return fmt.Errorf("writing %s: %w", p.Path, txn.Explain(err))
+	}
+	return nil
+}
+
+// isPatchName is the series.Load rule: *.diff and *.patch, not hidden.
+func isPatchName(name string) bool {
+	return !strings.HasPrefix(name, ".") && (path.Ext(name) == ".diff" || path.Ext(name) == ".patch")
+}
+
+// ListPatches returns the names of the patch files (*.diff, *.patch, not
+// hidden) in dir, none when it does not exist: what WriteRepo checks the
+// directory against.
+func ListPatches(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range entries {
+		if isPatchName(e.Name()) {
+			names = append(names, e.Name())
+		}
+	}
+	return names, nil
 }

@@ -91,7 +91,7 @@ func Adopt(root string, dirs []string, imagePatchDirs []string) ([]Found, error)
 			}
 			p := path.Join(pd, n)
 			if !applied[p] {
-				out = append(out, Found{Dir: pd, Status: "unreadable", Problem: fmt.Sprintf("%s: no line of %s's update target applies it", p, mf)})
+				out = append(out, Found{Dir: pd, Status: "unreadable", Problem: fmt.Sprintf("%s: no line of %s's update target applies it%s", p, mf, staleNote(root, path.Dir(mf), p))})
 			}
 		}
 	}

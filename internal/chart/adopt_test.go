@@ -15,6 +15,8 @@ func TestAdoptFourForms(t *testing.T) {
 	charttest.WriteFiles(t, m.Root, map[string]string{
 		"packages/system/orphan/Makefile":          "update:\n\techo nothing\n",
 		"packages/system/orphan/patches/lost.diff": "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n",
+		// a patch nothing applies, of a file that exists: not stale
+		"packages/system/orphan/patches/kept.diff": "--- a/Makefile\n+++ b/Makefile\n@@ -1 +1 @@\n-update:\n+update: x\n",
 		"packages/system/dyn/Makefile": "update:\n\t$(eval RELEASE := $(shell curl -s https://api.github.com/repos/o/r/releases/latest | jq -r .name))\n" +
 			"\twget -q https://example.com/o/r/refs/tags/$(RELEASE)/x.yml -O templates/x.yml\n",
 		// the image unit built from the chart's upstream
@@ -102,7 +104,8 @@ func TestAdoptFourForms(t *testing.T) {
 		t.Errorf("kube-ovn's image = %q, want the image unit built from the same upstream", k.Unit.Image)
 	}
 	joined := strings.Join(problems, "\n")
-	for _, w := range []string{"packages/system/orphan/patches/lost.diff: no line of packages/system/orphan/Makefile's update target applies it",
+	for _, w := range []string{"packages/system/orphan/patches/lost.diff: no line of packages/system/orphan/Makefile's update target applies it (and the files it patches exist nowhere in the repository, a/x among them: a stale patch?",
+		"packages/system/orphan/patches/kept.diff: no line of packages/system/orphan/Makefile's update target applies it\n",
 		"packages/system/dyn/Makefile:3: the version $(RELEASE)"} {
 		if !strings.Contains(joined, w) {
 			t.Errorf("problems %q lack %q", joined, w)

@@ -5,8 +5,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -14,10 +12,12 @@ import (
 	"net/url"
 	"path"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
 	"gopkg.in/yaml.v3"
 
 	"github.com/patchkit/patchkit/internal/tree"
@@ -38,6 +38,9 @@ type Fetcher struct {
 	Offline  bool         // no network
 	Client   *http.Client // Helm repositories and release assets; nil: a client with a 2-minute timeout
 	Remote   []remote.Option
+
+	mu      sync.Mutex
+	indexes map[string]*helmIndex // the Helm repositories' index.yaml this run read
 }
 
 // NewFetcher returns a Fetcher for the units of the repository at root.
@@ -101,6 +104,38 @@ func (f *Fetcher) get(ctx context.Context, rawURL string) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(resp.Body, 1<<30))
 }
 
+// cached returns what source serves at version (a chart archive, an
+// asset) from the chart cache, or, on a miss, from fetch, storing it. A
+// damaged entry is fetched afresh; offline, it is a cache fault, and a
+// miss needs the network.
+func (f *Fetcher) cached(kind, source, version string, fetch func() ([]byte, error)) ([]byte, error) {
+	c := f.chartCache()
+	if c == nil {
+		return fetch()
+	}
+	key := cacheKey(kind, source, version)
+	data, ok, err := c.get(key, f.Offline)
+	switch {
+	case err != nil && f.Offline:
+		return nil, err
+	case err != nil:
+		c.drop(key, err)
+	case ok:
+		return data, nil
+	}
+	if f.Offline {
+		return nil, fmt.Errorf("%w: %s %s is not in the chart cache %s: run once without --offline to fetch it", ErrOffline, untrusted.Redact(source), version, c.dir)
+	}
+	data, err = fetch()
+	if err != nil {
+		return nil, err
+	}
+	if err := c.put(key, source, version, data); err != nil {
+		return nil, fmt.Errorf("writing the chart cache %s: %w", c.dir, err)
+	}
+	return data, nil
+}
+
 // helmIndex is the part of a Helm repository's index.yaml patchkit reads.
 type helmIndex struct {
 	Entries map[string][]struct {
@@ -110,7 +145,23 @@ type helmIndex struct {
 	} `yaml:"entries"`
 }
 
+func (idx *helmIndex) has(chart, version string) bool {
+	for _, e := range idx.Entries[chart] {
+		if e.Version == version && len(e.URLs) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// helmIndex reads the repository's index.yaml, once a run.
 func (f *Fetcher) helmIndex(ctx context.Context, repo string) (*helmIndex, error) {
+	f.mu.Lock()
+	known, ok := f.indexes[repo]
+	f.mu.Unlock()
+	if ok {
+		return known, nil
+	}
 	data, err := f.get(ctx, strings.TrimSuffix(repo, "/")+"/index.yaml")
 	if err != nil {
 		return nil, err
@@ -119,14 +170,42 @@ func (f *Fetcher) helmIndex(ctx context.Context, repo string) (*helmIndex, error
 	if err := yaml.Unmarshal(data, &idx); err != nil {
 		return nil, fmt.Errorf("reading the index of %s: %w", untrusted.Redact(repo), err)
 	}
+	f.mu.Lock()
+	if f.indexes == nil {
+		f.indexes = map[string]*helmIndex{}
+	}
+	f.indexes[repo] = &idx
+	f.mu.Unlock()
 	return &idx, nil
 }
 
 func (f *Fetcher) helm(ctx context.Context, u *Unit, version string) (Files, error) {
 	repo := u.Upstream.Helm
+	tgz, err := f.cached(KindHelm, strings.TrimSuffix(repo, "/")+"/"+u.Upstream.Chart, version, func() ([]byte, error) {
+		return f.helmArchive(ctx, u, version)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return untarChart(tgz)
+}
+
+// helmArchive downloads the chart archive the repository's index.yaml
+// names for version, and checks it against the index's digest.
+func (f *Fetcher) helmArchive(ctx context.Context, u *Unit, version string) ([]byte, error) {
+	repo := u.Upstream.Helm
 	idx, err := f.helmIndex(ctx, repo)
 	if err != nil {
 		return nil, err
+	}
+	if !idx.has(u.Upstream.Chart, version) {
+		// The index this run read first may predate the version: read it again.
+		f.mu.Lock()
+		delete(f.indexes, repo)
+		f.mu.Unlock()
+		if idx, err = f.helmIndex(ctx, repo); err != nil {
+			return nil, err
+		}
 	}
 	for _, e := range idx.Entries[u.Upstream.Chart] {
 		if e.Version != version || len(e.URLs) == 0 {
@@ -144,13 +223,10 @@ func (f *Fetcher) helm(ctx context.Context, u *Unit, version string) (Files, err
 		if err != nil {
 			return nil, err
 		}
-		if e.Digest != "" {
-			sum := sha256.Sum256(tgz)
-			if hex.EncodeToString(sum[:]) != e.Digest {
-				return nil, fmt.Errorf("%s: chart %s %s: the archive's sha256 is not the index's digest", untrusted.Redact(repo), u.Upstream.Chart, version)
-			}
+		if d := strings.TrimPrefix(e.Digest, "sha256:"); d != "" && "sha256:"+d != digestOf(tgz) {
+			return nil, fmt.Errorf("%s: chart %s %s: the archive served is %s, not the index's digest sha256:%s: refused", untrusted.Redact(repo), u.Upstream.Chart, version, digestOf(tgz), untrusted.Redact(d))
 		}
-		return untarChart(tgz)
+		return tgz, nil
 	}
 	return nil, &NotFoundError{What: fmt.Sprintf("chart %s version %s in %s", u.Upstream.Chart, version, untrusted.Redact(repo))}
 }
@@ -165,6 +241,18 @@ func ociRef(u *Unit, version string) (name.Reference, error) {
 }
 
 func (f *Fetcher) oci(ctx context.Context, u *Unit, version string) (Files, error) {
+	tgz, err := f.cached(KindOCI, u.Upstream.OCI, version, func() ([]byte, error) {
+		return f.ociArchive(ctx, u, version)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return untarChart(tgz)
+}
+
+// ociArchive downloads the chart layer of the OCI chart at version and
+// checks it against the manifest's digest.
+func (f *Fetcher) ociArchive(ctx context.Context, u *Unit, version string) ([]byte, error) {
 	if f.Offline {
 		return nil, fmt.Errorf("%w: fetching %s needs the network", ErrOffline, u.Upstream.OCI)
 	}
@@ -174,6 +262,10 @@ func (f *Fetcher) oci(ctx context.Context, u *Unit, version string) (Files, erro
 	}
 	img, err := remote.Image(ref, append([]remote.Option{remote.WithContext(ctx)}, f.Remote...)...)
 	if err != nil {
+		var te *transport.Error
+		if errors.As(err, &te) && te.StatusCode == http.StatusNotFound {
+			return nil, &NotFoundError{What: fmt.Sprintf("tag %s of %s", version, u.Upstream.OCI)}
+		}
 		return nil, fmt.Errorf("fetching %s: %w", ref, err)
 	}
 	layers, err := img.Layers()
@@ -185,16 +277,23 @@ func (f *Fetcher) oci(ctx context.Context, u *Unit, version string) (Files, erro
 		if err != nil || string(mt) != HelmChartMediaType {
 			continue
 		}
+		want, err := l.Digest()
+		if err != nil {
+			return nil, fmt.Errorf("fetching %s: %w", ref, err)
+		}
 		rc, err := l.Compressed()
 		if err != nil {
 			return nil, fmt.Errorf("fetching %s: %w", ref, err)
 		}
-		tgz, err := io.ReadAll(rc)
+		tgz, err := io.ReadAll(io.LimitReader(rc, 1<<30))
 		rc.Close()
 		if err != nil {
 			return nil, fmt.Errorf("fetching %s: %w", ref, err)
 		}
-		return untarChart(tgz)
+		if got := digestOf(tgz); got != want.String() {
+			return nil, fmt.Errorf("fetching %s: the chart layer served is %s, not the manifest's %s: refused", ref, got, want)
+		}
+		return tgz, nil
 	}
 	return nil, fmt.Errorf("%s: no layer of media type %s", ref, HelmChartMediaType)
 }
@@ -290,7 +389,9 @@ func (u *Unit) AssetURL(version string) string {
 }
 
 func (f *Fetcher) asset(ctx context.Context, u *Unit, version string) (Files, error) {
-	data, err := f.get(ctx, u.AssetURL(version))
+	data, err := f.cached(KindURL, u.AssetURL(version), version, func() ([]byte, error) {
+		return f.get(ctx, u.AssetURL(version))
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 
 	"github.com/patchkit/patchkit/internal/obsolete"
+	"github.com/patchkit/patchkit/internal/untrusted"
 	"github.com/patchkit/patchkit/internal/upstream"
 )
 
@@ -22,27 +23,12 @@ import (
 func (f *Fetcher) Releases(ctx context.Context, u *Unit, pin string) ([]string, error) {
 	var all []string
 	switch u.Kind() {
-	case KindHelm:
-		idx, err := f.helmIndex(ctx, u.Upstream.Helm)
+	case KindHelm, KindOCI:
+		vs, err := f.listVersions(ctx, u)
 		if err != nil {
 			return nil, err
 		}
-		for _, e := range idx.Entries[u.Upstream.Chart] {
-			all = append(all, e.Version)
-		}
-	case KindOCI:
-		if f.Offline {
-			return nil, fmt.Errorf("%w: listing %s needs the network", ErrOffline, u.Upstream.OCI)
-		}
-		ref, err := ociRef(u, "latest")
-		if err != nil {
-			return nil, err
-		}
-		tags, err := remote.List(ref.Context(), append([]remote.Option{remote.WithContext(ctx)}, f.Remote...)...)
-		if err != nil {
-			return nil, fmt.Errorf("listing the tags of %s: %w", u.Upstream.OCI, err)
-		}
-		all = tags
+		all = vs
 	case KindGit:
 		c, err := upstream.Open(ctx, f.CacheDir, u.Upstream.Git, upstream.WithOffline(f.Offline))
 		if err != nil {
@@ -78,6 +64,50 @@ func (f *Fetcher) Releases(ctx context.Context, u *Unit, pin string) ([]string, 
 	}
 	sort.Slice(out, func(i, j int) bool { c, _ := compareVersions(out[i], out[j]); return c < 0 })
 	return out, nil
+}
+
+// listVersions lists the versions of a Helm or OCI chart: online from the
+// repository's index.yaml or the registry's tags, kept in the chart cache;
+// offline, what the cache kept when last online.
+func (f *Fetcher) listVersions(ctx context.Context, u *Unit) ([]string, error) {
+	source := u.URL()
+	c := f.chartCache()
+	key := cacheKey(u.Kind(), source, "")
+	if f.Offline {
+		if c != nil {
+			vs, ok, err := c.getList(key)
+			if err != nil || ok {
+				return vs, err
+			}
+		}
+		return nil, fmt.Errorf("%w: listing the versions of %s needs the network, and the chart cache has no list of them: run once without --offline", ErrOffline, untrusted.Redact(source))
+	}
+	var vs []string
+	if u.Kind() == KindHelm {
+		idx, err := f.helmIndex(ctx, u.Upstream.Helm)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range idx.Entries[u.Upstream.Chart] {
+			vs = append(vs, e.Version)
+		}
+	} else {
+		ref, err := ociRef(u, "latest")
+		if err != nil {
+			return nil, err
+		}
+		tags, err := remote.List(ref.Context(), append([]remote.Option{remote.WithContext(ctx)}, f.Remote...)...)
+		if err != nil {
+			return nil, fmt.Errorf("listing the tags of %s: %w", u.Upstream.OCI, err)
+		}
+		vs = tags
+	}
+	if c != nil {
+		if err := c.putList(key, source, vs); err != nil {
+			return nil, fmt.Errorf("writing the chart cache %s: %w", c.dir, err)
+		}
+	}
+	return vs, nil
 }
 
 func compareVersions(a, b string) (int, bool) {

@@ -4,11 +4,12 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
 
-	"github.com/patchkit/patchkit/internal/tree"
+	"github.com/patchkit/patchkit/internal/txn"
 )
 
 // Upgrade is the plan (and, once written, the record) of moving a chart
@@ -21,6 +22,8 @@ type Upgrade struct {
 	Files    []string `json:"files"`    // vendored files that change
 	Pins     []string `json:"pins"`     // the pin sources moved, file:line
 	Written  bool     `json:"written"`
+
+	carried // the patches dropped, the other files edited, what else names the version
 }
 
 // ErrNoNewer: no release after the pin (a deliberate skip, not a failure).
@@ -46,11 +49,15 @@ func (f *Fetcher) PlanUpgrade(ctx context.Context, u *Unit, to string) (*Upgrade
 		to = vs[len(vs)-1]
 	}
 	up := &Upgrade{Unit: u.Dir, From: pin, To: to}
-	want, problems, _, err := f.Expected(ctx, u, to)
+	want, problems, dropped, _, err := f.expected(ctx, u, to, true)
 	if err != nil {
 		return nil, nil, err
 	}
-	up.Problems = problems
+	c, dropProblems, err := f.planCarried(u, pin, to, dropped, want)
+	if err != nil {
+		return nil, nil, err
+	}
+	up.Problems, up.carried = append(problems, dropProblems...), c
 	have, err := ReadDir(f.root, u.Dir)
 	if err != nil {
 		return nil, nil, err
@@ -66,17 +73,23 @@ func (f *Fetcher) PlanUpgrade(ctx context.Context, u *Unit, to string) (*Upgrade
 	return up, want, nil
 }
 
-// WriteUpgrade writes a plan without problems: the vendored directory
-// replaced atomically, then the pin moved (a Makefile variable, or the
-// spec's literal; a pin read from the vendored Chart.yaml moves with it).
+// WriteUpgrade is WriteUpgradeContext with no cancellation and no notice
+// while it waits for the repository lock.
 func (f *Fetcher) WriteUpgrade(u *Unit, up *Upgrade, want Files) error {
+	return f.WriteUpgradeContext(context.Background(), u, up, want, txn.Options{})
+}
+
+// WriteUpgradeContext writes a plan without problems as one transaction
+// (txn: under the repository lock, through a journal the next run
+// completes or undoes, refused when a file changed since it was read): the
+// vendored directory's files created, rewritten (mode and owner kept) or
+// deleted to match want, and the pin moved (a Makefile variable, or the
+// spec's literal; a pin read from the vendored Chart.yaml moves with it).
+func (f *Fetcher) WriteUpgradeContext(ctx context.Context, u *Unit, up *Upgrade, want Files, o txn.Options) error {
 	if len(up.Problems) > 0 {
 		return fmt.Errorf("%s: the series does not apply at %s: nothing written", u.Dir, up.To)
 	}
-	m := tree.Map{}
-	for p, b := range want {
-		m[p] = &tree.File{Mode: tree.Regular, Data: b}
-	}
+	set := txn.New(f.root)
 	// Plan the pin edit before writing anything.
 	var pinFile string
 	var pinData []byte
@@ -101,23 +114,35 @@ func (f *Fetcher) WriteUpgrade(u *Unit, up *Upgrade, want Files) error {
 	default:
 		up.Pins = append(up.Pins, fmt.Sprintf("%s (re-vendored)", chartYAMLPath(f.root, u.Dir)))
 	}
-	if err := tree.WriteAtomic(filepath.Join(f.root, filepath.FromSlash(u.Dir)), m, nil); err != nil {
+	up.Pins = append(up.Pins, up.recipePins...)
+	have, err := ReadDir(f.root, u.Dir)
+	if err != nil {
 		return err
 	}
-	if pinFile != "" {
-		full := filepath.Join(f.root, filepath.FromSlash(pinFile))
-		tmp := full + ".patchkit-tmp"
-		info, err := os.Stat(full)
-		if err != nil {
-			return err
+	for _, p := range Diff(want, have) {
+		rel := path.Join(u.Dir, p)
+		old, had := have[p]
+		data, keep := want[p]
+		switch {
+		case !keep:
+			set.Delete(rel, old)
+		case !had:
+			if err := os.MkdirAll(filepath.Join(f.root, filepath.FromSlash(path.Dir(rel))), 0o755); err != nil {
+				return err
+			}
+			set.Create(rel, data)
+		default:
+			set.Write(rel, data, old)
 		}
-		if err := os.WriteFile(tmp, pinData, info.Mode().Perm()); err != nil {
-			return err
-		}
-		if err := os.Rename(tmp, full); err != nil {
-			os.Remove(tmp)
-			return err
-		}
+	}
+	// The pin and the planned edits (a dropped patch's file, its series
+	// entry and recipe line; a literal pin in the recipe) join the same
+	// transaction: each file read once, its edits applied in order.
+	if err := addEdits(f.root, set, pinFile, pinData, up.edits); err != nil {
+		return err
+	}
+	if _, err := set.Commit(ctx, o); err != nil {
+		return txn.Explain(err)
 	}
 	up.Written = true
 	return nil

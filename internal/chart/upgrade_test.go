@@ -47,6 +47,16 @@ func TestUpgrade(t *testing.T) {
 		if !strings.Contains(string(b), tc.pinLine+"\n") {
 			t.Errorf("%s after upgrade:\n%s\nwant the line %q", tc.pinFile, b, tc.pinLine)
 		}
+		if strings.Contains(tc.dir, "robotlb") {
+			// The Makefile's helm pull writes the version the spec copies: it moves too.
+			b, _ := os.ReadFile(m.Pkg("robotlb", "Makefile"))
+			if !strings.Contains(string(b), "--version "+tc.to+"\n") || strings.Contains(string(b), charttest.RobotlbVersion) {
+				t.Errorf("robotlb Makefile after upgrade:\n%s", b)
+			}
+			if !strings.Contains(strings.Join(up.Pins, ","), "packages/system/robotlb/Makefile:5 (the recipe's literal)") || len(up.Also) != 0 {
+				t.Errorf("pins %q, also %q; want the recipe's literal moved, nothing else named", up.Pins, up.Also)
+			}
+		}
 		r, err := NewFetcher(m.Root, f.CacheDir, false).Verify(ctx, load(tc.dir))
 		if err != nil || !r.OK || r.Pin != tc.to {
 			t.Fatalf("verify after upgrade: %v %+v", err, r)

@@ -54,33 +54,55 @@ type Result struct {
 // order with the Makefile's tool. problems lists what the tool refused,
 // per patch ("patches/x.diff: charts/x/f.yaml: hunk #1 FAILED at 3").
 func (f *Fetcher) Expected(ctx context.Context, u *Unit, version string) (Files, []string, Files, error) {
+	out, problems, _, up, err := f.expected(ctx, u, version, false)
+	return out, problems, up, err
+}
+
+// expected is Expected; with carry (upgrade), a patch that does not apply
+// but reverse-applies (the release carries it) is left out of the series
+// instead of being a problem, and its index is returned in dropped.
+func (f *Fetcher) expected(ctx context.Context, u *Unit, version string, carry bool) (Files, []string, []int, Files, error) {
 	up, err := f.Fetch(ctx, u, version)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	prefix, err := relUnder(u.Series.Workdir, u.Dir)
 	if err != nil {
-		return nil, nil, nil, u.errf("series.workdir", "%v", err)
+		return nil, nil, nil, nil, u.errf("series.workdir", "%v", err)
 	}
 	ws := Files{}
 	for p, b := range up {
 		ws[path.Join(prefix, p)] = b
 	}
 	var problems []string
+	var dropped []int
 	for i, p := range u.Series.Patches {
 		opt, err := u.optionsOf(u.Series.ArgsOf(i))
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, nil, err
 		}
 		opt.File = u.Series.Target
 		opt.GitApply = u.Series.Tool == ToolGitApply
 		data, err := os.ReadFile(filepath.Join(f.root, filepath.FromSlash(p)))
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, nil, err
+		}
+		before := ws
+		if carry {
+			before = cloneFiles(ws)
 		}
 		res, err := GNUPatch(ws, p, data, opt)
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, nil, err
+		}
+		if carry && !res.OK() {
+			ro := opt
+			ro.Reverse, ro.Force, ro.NoBackup = true, true, true
+			if rr, err := GNUPatch(cloneFiles(before), p, data, ro); err == nil && rr.OK() {
+				ws = before
+				dropped = append(dropped, i)
+				continue
+			}
 		}
 		for _, pr := range res.Problems() {
 			problems = append(problems, p+": "+pr)
@@ -96,7 +118,7 @@ func (f *Fetcher) Expected(ctx context.Context, u *Unit, version string) (Files,
 			out[r] = b
 		}
 	}
-	return out, problems, up, nil
+	return out, problems, dropped, up, nil
 }
 
 // relUnder is dir relative to base; dir must be base or under it.
@@ -246,7 +268,7 @@ func (f *Fetcher) vendored(ctx context.Context, u *Unit, pin string) (Check, err
 		hv, uv := chartVersionOf(have), chartVersionOf(up)
 		if hv != "" && uv != "" && hv != uv {
 			c.Cause = CauseUpstream
-			c.Message = fmt.Sprintf("%s: the vendored %s/Chart.yaml is version %s, the pin %s (%s) is version %s: re-vendor it with the Makefile's update target", CauseUpstream, u.Dir, hv, pin, u.URL(), uv)
+			c.Message = fmt.Sprintf("%s: the vendored %s/Chart.yaml is version %s, the pin %s (%s) is version %s: re-vendor it with the Makefile's update target, or with patchkit upgrade %s --to %s", CauseUpstream, u.Dir, hv, pin, u.URL(), uv, u.Dir, pin)
 		} else {
 			c.Cause = CauseHand
 			c.Message = fmt.Sprintf("%s: %s differs from %s plus its series", CauseHand, u.Dir, src)

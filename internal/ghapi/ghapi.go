@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/google/go-github/v60/github"
+
+	"github.com/patchkit/patchkit/internal/untrusted"
 )
 
 // Errors that callers branch on; the errors CommitDiff returns wrap them.
@@ -256,7 +258,7 @@ func (c *Client) scrub(err error) error {
 	if err == nil || c.token == "" || !strings.Contains(err.Error(), c.token) {
 		return err
 	}
-	return &scrubbed{msg: strings.ReplaceAll(err.Error(), c.token, "***"), err: err}
+	return &scrubbed{msg: untrusted.Hide(err.Error(), c.token), err: err}
 }
 
 type scrubbed struct {

@@ -1,7 +1,7 @@
 package image
 
 // stageOptions are the Dockerfile builders' flags for Request.Target and
-// Request.BuildArgs (build.target, build.args), in a stable order.
+// Request.BuildArgs (build.stage, build.args), in a stable order.
 func stageOptions(req Request) []string {
 	var args []string
 	if req.Target != "" {

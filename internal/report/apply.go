@@ -2,10 +2,10 @@ package report
 
 import (
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/patchkit/patchkit/internal/apply"
+	"github.com/patchkit/patchkit/internal/untrusted"
 )
 
 // UpstreamRef is the upstream a series was applied to.
@@ -32,33 +32,31 @@ type Apply struct {
 	ExitCode int    `json:"exitCode,omitempty"`
 }
 
-// RenderApply writes apply results in format f.
-func RenderApply(w io.Writer, f Format, results []Apply, single bool) error {
-	for i := range results {
-		r := &results[i]
-		r.Upstream.URL = Redact(r.Upstream.URL)
-		if r.Patches == nil {
-			r.Patches = []apply.PatchResult{}
+// ApplyRun is one `patchkit apply` run.
+type ApplyRun struct{ Run[Apply] }
+
+// Command implements Result.
+func (ApplyRun) Command() string { return "apply" }
+
+// clean redacts the upstream URLs and the problems' text, and makes absent
+// lists empty ones for the JSON.
+func (r ApplyRun) clean() Result {
+	for i := range r.Results {
+		a := &r.Results[i]
+		a.Upstream.URL = Redact(a.Upstream.URL)
+		if a.Patches == nil {
+			a.Patches = []apply.PatchResult{}
 		}
-		for j := range r.Patches {
-			if r.Patches[j].Errors == nil {
-				r.Patches[j].Errors = []apply.Problem{}
+		for j := range a.Patches {
+			if a.Patches[j].Errors == nil {
+				a.Patches[j].Errors = []apply.Problem{}
 			}
-			for k := range r.Patches[j].Errors {
-				cleanProblem(&r.Patches[j].Errors[k])
+			for k := range a.Patches[j].Errors {
+				cleanProblem(&a.Patches[j].Errors[k])
 			}
 		}
 	}
-	switch f {
-	case JSON:
-		return writeJSON(w, results, single)
-	case Markdown:
-		return applyMarkdown(w, results)
-	case GitHub:
-		return applyGitHub(w, results)
-	default:
-		return applyText(w, results)
-	}
+	return r
 }
 
 // cleanProblem passes a problem's text through Redact: its expected and
@@ -81,9 +79,10 @@ func short(id string) string {
 	return id
 }
 
-func applyText(w io.Writer, results []Apply) error {
+// Text implements Texter.
+func (run ApplyRun) Text() string {
 	var b strings.Builder
-	for _, r := range results {
+	for _, r := range run.Results {
 		if r.Error != "" {
 			fmt.Fprintf(&b, "%s: not applied: %s\n", r.Image, r.Error)
 			continue
@@ -107,8 +106,7 @@ func applyText(w io.Writer, results []Apply) error {
 			fmt.Fprintf(&b, "  wrote %s\n", r.Out)
 		}
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return b.String()
 }
 
 func offsets(hunks []apply.HunkResult) string {
@@ -185,18 +183,16 @@ func writeProblem(b *strings.Builder, indent string, e apply.Problem) {
 	}
 }
 
-// visible shows tabs and line ends so whitespace conflicts can be seen.
-func visible(s string) string {
-	s = strings.TrimSuffix(s, "\n")
-	s = strings.ReplaceAll(s, "\r", `\r`)
-	return strings.ReplaceAll(s, "\t", "→   ")
-}
+// visible is untrusted.Visible: tabs and line ends shown, so that
+// whitespace conflicts can be seen.
+func visible(s string) string { return untrusted.Visible(s) }
 
-func applyMarkdown(w io.Writer, results []Apply) error {
+// Markdown implements Markdowner.
+func (run ApplyRun) Markdown() string {
 	var b strings.Builder
-	for _, r := range results {
+	for _, r := range run.Results {
 		if r.Error != "" {
-			fmt.Fprintf(&b, "### ❌ `%s` not applied\n\n%s\n\n", r.Image, mdEscapeErr(r.Error))
+			fmt.Fprintf(&b, "### ❌ `%s` not applied\n\n%s\n\n", r.Image, untrusted.CodeSpan(r.Error))
 			continue
 		}
 		icon := "✅"
@@ -217,15 +213,15 @@ func applyMarkdown(w io.Writer, results []Apply) error {
 		}
 		b.WriteString("\n")
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return b.String()
 }
 
-func applyGitHub(w io.Writer, results []Apply) error {
+// GitHub implements GitHubber.
+func (run ApplyRun) GitHub() string {
 	var b strings.Builder
-	for _, r := range results {
+	for _, r := range run.Results {
 		if r.Error != "" {
-			fmt.Fprintf(&b, "::error title=%s::%s\n", ghProp("patchkit apply"), ghEscape(r.Image+": not applied: "+r.Error))
+			annotate(&b, "error", "", 0, "patchkit apply", ghEscape(r.Image+": not applied: "+r.Error))
 			continue
 		}
 		for _, p := range r.Patches {
@@ -237,13 +233,12 @@ func applyGitHub(w io.Writer, results []Apply) error {
 				if e.Hunk != "" {
 					msg += "\n" + e.Hunk
 				}
-				fmt.Fprintf(&b, "::error file=%s,line=%d,title=%s::%s\n", ghProp(e.File), max(e.Line, 1), ghProp("patchkit apply "+e.Kind), ghEscape(msg))
+				annotate(&b, "error", e.File, max(e.Line, 1), "patchkit apply "+e.Kind, ghEscape(msg))
 			}
 		}
 		if r.OK {
-			fmt.Fprintf(&b, "::notice title=patchkit apply::%s: %d patches apply to %s\n", ghEscape(r.Image), len(r.Patches), ghEscape(r.Upstream.Ref))
+			annotate(&b, "notice", "", 0, "patchkit apply", fmt.Sprintf("%s: %d patches apply to %s", ghEscape(r.Image), len(r.Patches), ghEscape(r.Upstream.Ref)))
 		}
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return b.String()
 }

@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/patchkit/patchkit/internal/apply"
@@ -35,14 +34,22 @@ type Backport struct {
 	Raised string `json:"raised,omitempty"`
 }
 
-// RenderBackport writes a backport result in format f.
-func RenderBackport(w io.Writer, f Format, r Backport) error {
+// Command implements Result.
+func (Backport) Command() string { return "backport" }
+
+func (r Backport) clean() Result {
 	if r.Errors == nil {
 		r.Errors = []apply.Problem{}
 	}
 	for i := range r.Errors {
 		r.Errors[i].Message = Redact(r.Errors[i].Message)
 	}
+	return r
+}
+
+// summary is the head line ("wrote backport F of upstream C (S)") and the
+// verdict ("applies to REF").
+func (r Backport) summary() (head, verdict string) {
 	kind := "backport"
 	if r.Reference {
 		kind = "reference"
@@ -51,8 +58,8 @@ func RenderBackport(w io.Writer, f Format, r Backport) error {
 	if !r.Written {
 		verb = "did not write"
 	}
-	head := fmt.Sprintf("%s %s %s of upstream %s (%s)", verb, kind, r.File, short(r.Commit), r.Subject)
-	verdict := "applies to " + r.Ref
+	head = fmt.Sprintf("%s %s %s of upstream %s (%s)", verb, kind, r.File, short(r.Commit), r.Subject)
+	verdict = "applies to " + r.Ref
 	if !r.Applies {
 		verdict = "does not apply to " + r.Ref
 	}
@@ -62,40 +69,46 @@ func RenderBackport(w io.Writer, f Format, r Backport) error {
 	if r.Raised != "" {
 		verdict += "; a dependency bump re-expressed at the pin: " + r.Raised
 	}
-	switch f {
-	case JSON:
-		return writeJSON(w, []Backport{r}, true)
-	case GitHub:
-		var b strings.Builder
-		level := "notice"
-		if !r.Applies {
-			level = "error"
-		}
-		fmt.Fprintf(&b, "::%s file=%s,title=patchkit backport::%s; %s\n", level, ghProp(r.File), ghEscape(head), ghEscape(verdict))
-		for _, e := range r.Errors {
-			fmt.Fprintf(&b, "::error file=%s,line=%d,title=%s::%s\n", ghProp(e.File), max(e.Line, 1), ghProp("patchkit backport "+e.Kind), ghEscape(e.Message))
-		}
-		_, err := io.WriteString(w, b.String())
-		return err
-	case Markdown:
-		icon := "✅"
-		if !r.Applies {
-			icon = "❌"
-		}
-		var b strings.Builder
-		fmt.Fprintf(&b, "### %s patchkit backport `%s`\n\n%s: `%s`, %s.\n", icon, r.Image, strings.ToUpper(head[:1])+head[1:], r.PatchID, verdict)
-		for _, e := range r.Errors {
-			fmt.Fprintf(&b, "- `%s:%d` %s\n", e.File, e.Line, mdText(e.Message))
-		}
-		_, err := io.WriteString(w, b.String()+"\n")
-		return err
-	default:
-		var b strings.Builder
-		fmt.Fprintf(&b, "%s: %s\n  patch-id %s; %s\n", r.Image, head, r.PatchID, verdict)
-		for _, e := range r.Errors {
-			writeProblem(&b, "    ", e)
-		}
-		_, err := io.WriteString(w, b.String())
-		return err
+	return head, verdict
+}
+
+// GitHub implements GitHubber.
+func (r Backport) GitHub() string {
+	head, verdict := r.summary()
+	var b strings.Builder
+	level := "notice"
+	if !r.Applies {
+		level = "error"
 	}
+	annotate(&b, level, r.File, 0, "patchkit backport", ghEscape(head)+"; "+ghEscape(verdict))
+	for _, e := range r.Errors {
+		annotate(&b, "error", e.File, max(e.Line, 1), "patchkit backport "+e.Kind, ghEscape(e.Message))
+	}
+	return b.String()
+}
+
+// Markdown implements Markdowner.
+func (r Backport) Markdown() string {
+	head, verdict := r.summary()
+	icon := "✅"
+	if !r.Applies {
+		icon = "❌"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "### %s patchkit backport `%s`\n\n%s: `%s`, %s.\n", icon, r.Image, strings.ToUpper(head[:1])+head[1:], r.PatchID, verdict)
+	for _, e := range r.Errors {
+		fmt.Fprintf(&b, "- `%s:%d` %s\n", e.File, e.Line, mdText(e.Message))
+	}
+	return b.String() + "\n"
+}
+
+// Text implements Texter.
+func (r Backport) Text() string {
+	head, verdict := r.summary()
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s\n  patch-id %s; %s\n", r.Image, head, r.PatchID, verdict)
+	for _, e := range r.Errors {
+		writeProblem(&b, "    ", e)
+	}
+	return b.String()
 }

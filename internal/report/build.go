@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"io"
 	"strings"
 	"text/tabwriter"
 
@@ -41,21 +40,23 @@ type Build struct {
 	Gate *gate.Result `json:"-"`
 }
 
-// RenderBuild writes build results in format f.
-func RenderBuild(w io.Writer, f Format, results []Build, single bool) error {
-	for i := range results {
-		results[i].Reference = Redact(results[i].Reference)
+// BuildRun is one `patchkit build` run.
+type BuildRun struct{ Run[Build] }
+
+// Command implements Result.
+func (BuildRun) Command() string { return "build" }
+
+func (r BuildRun) clean() Result {
+	for i := range r.Results {
+		r.Results[i].Reference = Redact(r.Results[i].Reference)
 	}
-	switch f {
-	case JSON:
-		return writeJSON(w, results, single)
-	case Markdown:
-		return buildMarkdown(w, results)
-	case GitHub:
-		return buildGitHub(w, results)
-	}
+	return r
+}
+
+// Text implements Texter.
+func (run BuildRun) Text() string {
 	var b strings.Builder
-	for _, r := range results {
+	for _, r := range run.Results {
 		switch {
 		case r.Gate != nil:
 			fmt.Fprintf(&b, "%s: gate %s: %s (%s)\n", r.Image, passFail(r.Gate.OK), r.Gate.Message, gateCounts(r.Gate))
@@ -82,8 +83,7 @@ func RenderBuild(w io.Writer, f Format, results []Build, single bool) error {
 		}
 		writeStamped(&b, r.Image, r.Stamped)
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return b.String()
 }
 
 func passFail(ok bool) string {
@@ -132,31 +132,31 @@ func writeStamped(b *strings.Builder, image string, changes []stamp.Change) {
 	}
 }
 
-func buildMarkdown(w io.Writer, results []Build) error {
+// Markdown implements Markdowner.
+func (run BuildRun) Markdown() string {
 	var b strings.Builder
 	b.WriteString("| image | gate | digest | reference |\n|---|---|---|---|\n")
-	for _, r := range results {
+	for _, r := range run.Results {
 		gateCell := fmt.Sprintf("%d run, %d passed, %d failed", r.Tests.Run, r.Tests.Passed, r.Tests.Failed)
 		if r.Gate == nil {
 			gateCell = "skipped"
 		}
 		fmt.Fprintf(&b, "| `%s` | %s | `%s` | `%s` |\n", mdCell(r.Image), gateCell, r.Digest, mdCell(r.Reference))
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return b.String()
 }
 
-func buildGitHub(w io.Writer, results []Build) error {
+// GitHub implements GitHubber.
+func (run BuildRun) GitHub() string {
 	var b strings.Builder
-	for _, r := range results {
+	for _, r := range run.Results {
 		if !r.OK {
-			fmt.Fprintf(&b, "::error title=%s::%s: %s\n", ghProp("patchkit build"), ghEscape(r.Image), ghEscape(r.Message))
+			annotate(&b, "error", "", 0, "patchkit build", ghEscape(r.Image)+": "+ghEscape(r.Message))
 			continue
 		}
-		fmt.Fprintf(&b, "::notice title=%s::%s: %s\n", ghProp("patchkit build"), ghEscape(r.Image), ghEscape(r.Reference))
+		annotate(&b, "notice", "", 0, "patchkit build", ghEscape(r.Image)+": "+ghEscape(r.Reference))
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return b.String()
 }
 
 // Gate is the result of `patchkit gate` for one image.
@@ -193,21 +193,23 @@ func NewGate(image string, up UpstreamRef, g *gate.Gate, res *gate.Result, own *
 	return out
 }
 
-// RenderGate writes gate results in format f.
-func RenderGate(w io.Writer, f Format, results []Gate, single bool) error {
-	for i := range results {
-		results[i].Upstream.URL = Redact(results[i].Upstream.URL)
+// GateRun is one `patchkit gate` run.
+type GateRun struct{ Run[Gate] }
+
+// Command implements Result.
+func (GateRun) Command() string { return "gate" }
+
+func (r GateRun) clean() Result {
+	for i := range r.Results {
+		r.Results[i].Upstream.URL = Redact(r.Results[i].Upstream.URL)
 	}
-	switch f {
-	case JSON:
-		return writeJSON(w, results, single)
-	case Markdown:
-		return gateMarkdown(w, results)
-	case GitHub:
-		return gateGitHub(w, results)
-	}
+	return r
+}
+
+// Text implements Texter.
+func (run GateRun) Text() string {
 	var b strings.Builder
-	for _, r := range results {
+	for _, r := range run.Results {
 		fmt.Fprintf(&b, "%s: gate %s: %s\n", r.Image, passFail(r.OK), r.Message)
 		run := ""
 		if r.Run != "" {
@@ -229,8 +231,7 @@ func RenderGate(w io.Writer, f Format, results []Gate, single bool) error {
 			}
 		}
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return b.String()
 }
 
 // columnNames drops the test name that every column shares.
@@ -280,9 +281,10 @@ func writeMatrix(b *strings.Builder, o *gate.Ownership) {
 	tw.Flush()
 }
 
-func gateMarkdown(w io.Writer, results []Gate) error {
+// Markdown implements Markdowner.
+func (run GateRun) Markdown() string {
 	var b strings.Builder
-	for _, r := range results {
+	for _, r := range run.Results {
 		icon := "✅"
 		if !r.OK {
 			icon = "❌"
@@ -309,8 +311,7 @@ func gateMarkdown(w io.Writer, results []Gate) error {
 			b.WriteString("\n")
 		}
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return b.String()
 }
 
 func mdCodeCells(in []string) []string {
@@ -321,27 +322,27 @@ func mdCodeCells(in []string) []string {
 	return out
 }
 
-func gateGitHub(w io.Writer, results []Gate) error {
+// GitHub implements GitHubber.
+func (run GateRun) GitHub() string {
 	var b strings.Builder
-	for _, r := range results {
+	for _, r := range run.Results {
 		if !r.Result.OK {
-			fmt.Fprintf(&b, "::error title=%s::%s: %s\n", ghProp("patchkit gate"), ghEscape(r.Image), ghEscape(r.Message))
+			annotate(&b, "error", "", 0, "patchkit gate", ghEscape(r.Image)+": "+ghEscape(r.Message))
 		}
 		if r.Ownership != nil {
 			for _, f := range r.Ownership.Findings {
 				if f.File != "" {
-					fmt.Fprintf(&b, "::error file=%s,line=1,title=%s::%s\n", ghProp(f.File), ghProp("patchkit gate ownership"), ghEscape(f.Message))
+					annotate(&b, "error", f.File, 1, "patchkit gate ownership", ghEscape(f.Message))
 				} else {
-					fmt.Fprintf(&b, "::error title=%s::%s: %s\n", ghProp("patchkit gate ownership"), ghEscape(r.Image), ghEscape(f.Message))
+					annotate(&b, "error", "", 0, "patchkit gate ownership", ghEscape(r.Image)+": "+ghEscape(f.Message))
 				}
 			}
 		}
 		if r.OK {
-			fmt.Fprintf(&b, "::notice title=%s::%s: %s\n", ghProp("patchkit gate"), ghEscape(r.Image), ghEscape(r.Message))
+			annotate(&b, "notice", "", 0, "patchkit gate", ghEscape(r.Image)+": "+ghEscape(r.Message))
 		}
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return b.String()
 }
 
 // Stamp is the result of `patchkit stamp` for one image.
@@ -352,33 +353,38 @@ type Stamp struct {
 	Stamped   []stamp.Change `json:"stamped"`
 }
 
-// RenderStamp writes stamp results in format f.
-func RenderStamp(w io.Writer, f Format, results []Stamp, single bool) error {
-	switch f {
-	case JSON:
-		return writeJSON(w, results, single)
-	case GitHub:
-		var b strings.Builder
-		for _, r := range results {
-			fmt.Fprintf(&b, "::notice title=%s::%s: %d values stamped with %s\n", ghProp("patchkit stamp"), ghEscape(r.Image), len(r.Stamped), r.Digest)
-		}
-		_, err := io.WriteString(w, b.String())
-		return err
-	case Markdown:
-		var b strings.Builder
-		b.WriteString("| image | file | key | value |\n|---|---|---|---|\n")
-		for _, r := range results {
-			for _, c := range r.Stamped {
-				fmt.Fprintf(&b, "| `%s` | `%s` | `%s` | `%s` |\n", mdCell(r.Image), mdCell(c.File), mdCell(c.Key), mdCell(c.New))
-			}
-		}
-		_, err := io.WriteString(w, b.String())
-		return err
-	}
+// StampRun is one `patchkit stamp` run.
+type StampRun struct{ Run[Stamp] }
+
+// Command implements Result.
+func (StampRun) Command() string { return "stamp" }
+
+// Text implements Texter.
+func (run StampRun) Text() string {
 	var b strings.Builder
-	for _, r := range results {
+	for _, r := range run.Results {
 		writeStamped(&b, r.Image, r.Stamped)
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return b.String()
+}
+
+// Markdown implements Markdowner.
+func (run StampRun) Markdown() string {
+	var b strings.Builder
+	b.WriteString("| image | file | key | value |\n|---|---|---|---|\n")
+	for _, r := range run.Results {
+		for _, c := range r.Stamped {
+			fmt.Fprintf(&b, "| `%s` | `%s` | `%s` | `%s` |\n", mdCell(r.Image), mdCell(c.File), mdCell(c.Key), mdCell(c.New))
+		}
+	}
+	return b.String()
+}
+
+// GitHub implements GitHubber.
+func (run StampRun) GitHub() string {
+	var b strings.Builder
+	for _, r := range run.Results {
+		annotate(&b, "notice", "", 0, "patchkit stamp", fmt.Sprintf("%s: %d values stamped with %s", ghEscape(r.Image), len(r.Stamped), r.Digest))
+	}
+	return b.String()
 }

@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/patchkit/patchkit/internal/untrusted"
@@ -32,34 +31,27 @@ const (
 	KindFault = "error"
 )
 
-// RenderError writes e in format f: text prints nothing (the plain message
-// goes to stderr), json one object, markdown a short block, github an
-// ::error annotation, on the file and line when there are some.
-func RenderError(w io.Writer, f Format, e Error) error {
+// Command implements Result.
+func (Error) Command() string { return "patchkit" }
+
+func (e Error) clean() Result {
 	e.Message = untrusted.Text(e.Message)
 	e.File = untrusted.Text(e.File)
-	var s string
-	switch f {
-	case JSON:
-		return writeJSON(w, []Error{e}, true)
-	case Markdown:
-		fence := "```"
-		for strings.Contains(e.Message, fence) {
-			fence += "`"
-		}
-		s = fmt.Sprintf("### ❌ patchkit: %s (exit %d)\n\n%s\n%s\n%s\n", e.Kind, e.ExitCode, fence, e.Message, fence)
-	case GitHub:
-		props := ""
-		if e.File != "" {
-			props = "file=" + ghProp(e.File) + ","
-			if e.Line > 0 {
-				props += fmt.Sprintf("line=%d,", e.Line)
-			}
-		}
-		s = fmt.Sprintf("::error %stitle=%s::%s\n", props, ghProp("patchkit "+e.Kind), ghEscape(e.Message))
-	default:
-		return nil
-	}
-	_, err := io.WriteString(w, s)
-	return err
+	return e
+}
+
+// Text implements Texter: nothing, as the message goes to stderr.
+func (Error) Text() string { return "" }
+
+// Markdown implements Markdowner.
+func (e Error) Markdown() string {
+	fence := untrusted.Fence(e.Message)
+	return fmt.Sprintf("### ❌ patchkit: %s (exit %d)\n\n%s\n%s\n%s\n", e.Kind, e.ExitCode, fence, e.Message, fence)
+}
+
+// GitHub implements GitHubber.
+func (e Error) GitHub() string {
+	var b strings.Builder
+	annotate(&b, "error", e.File, e.Line, "patchkit "+e.Kind, ghEscape(e.Message))
+	return b.String()
 }

@@ -2,28 +2,27 @@ package report
 
 import (
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/patchkit/patchkit/internal/adopt"
 )
 
-// RenderInit writes what `patchkit init` found and wrote in format f. JSON
-// is always an array (DESIGN.md: [{"dir","spec","upstream":{"url","ref"},"patches"}]).
-func RenderInit(w io.Writer, f Format, units []adopt.Unit) error {
+// InitRun is what `patchkit init` found and wrote, a unit per Dockerfile.
+// Its JSON is always an array (DESIGN.md:
+// [{"dir","spec","upstream":{"url","ref"},"patches"}]).
+type InitRun []adopt.Unit
+
+// Command implements Result.
+func (InitRun) Command() string { return "init" }
+
+// JSON implements JSONer.
+func (units InitRun) JSON() any { return jsonItems([]adopt.Unit(units), false) }
+
+func (units InitRun) clean() Result {
 	for i := range units {
 		units[i].Upstream.URL = Redact(units[i].Upstream.URL)
 	}
-	switch f {
-	case JSON:
-		return writeJSON(w, units, false)
-	case Markdown:
-		return initMarkdown(w, units)
-	case GitHub:
-		return initGitHub(w, units)
-	default:
-		return initText(w, units)
-	}
+	return units
 }
 
 func initVerb(u adopt.Unit) string {
@@ -38,7 +37,8 @@ func initVerb(u adopt.Unit) string {
 	return "could not read"
 }
 
-func initText(w io.Writer, units []adopt.Unit) error {
+// Text implements Texter.
+func (units InitRun) Text() string {
 	var b strings.Builder
 	if len(units) == 0 {
 		b.WriteString("no Dockerfile that fetches an upstream and applies a patch directory found\n")
@@ -61,11 +61,11 @@ func initText(w io.Writer, units []adopt.Unit) error {
 	if bad > 0 {
 		fmt.Fprintf(&b, "%d of %d units could not be read\n", bad, len(units))
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return b.String()
 }
 
-func initMarkdown(w io.Writer, units []adopt.Unit) error {
+// Markdown implements Markdowner.
+func (units InitRun) Markdown() string {
 	var b strings.Builder
 	b.WriteString("### patchkit init\n\n| unit | status | upstream | pin | from |\n|---|---|---|---|---|\n")
 	for _, u := range units {
@@ -75,19 +75,18 @@ func initMarkdown(w io.Writer, units []adopt.Unit) error {
 		}
 		fmt.Fprintf(&b, "| `%s` | %s | %s | `%s` | %s |\n", mdCell(u.Dir), initVerb(u), mdCell(u.Upstream.URL), mdCell(u.Upstream.Ref), mdCell(u.Upstream.From))
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return b.String()
 }
 
-func initGitHub(w io.Writer, units []adopt.Unit) error {
+// GitHub implements GitHubber.
+func (units InitRun) GitHub() string {
 	var b strings.Builder
 	for _, u := range units {
 		if u.Status == adopt.StatusUnreadable {
-			fmt.Fprintf(&b, "::warning file=%s,title=%s::%s\n", ghProp(u.Dockerfile), ghProp("patchkit init"), ghEscape(u.Problem))
+			annotate(&b, "warning", u.Dockerfile, 0, "patchkit init", ghEscape(u.Problem))
 			continue
 		}
-		fmt.Fprintf(&b, "::notice file=%s,title=%s::%s %s: %s at %s\n", ghProp(u.Dockerfile), ghProp("patchkit init"), initVerb(u), ghEscape(u.Spec), ghEscape(u.Upstream.URL), ghEscape(u.Upstream.Ref))
+		annotate(&b, "notice", u.Dockerfile, 0, "patchkit init", fmt.Sprintf("%s %s: %s at %s", initVerb(u), ghEscape(u.Spec), ghEscape(u.Upstream.URL), ghEscape(u.Upstream.Ref)))
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return b.String()
 }

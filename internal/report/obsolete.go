@@ -2,11 +2,11 @@ package report
 
 import (
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/patchkit/patchkit/internal/apply"
 	"github.com/patchkit/patchkit/internal/obsolete"
+	"github.com/patchkit/patchkit/internal/untrusted"
 )
 
 // Obsolete is the result of `patchkit obsolete-check` for one image.
@@ -134,27 +134,24 @@ func (o Obsolete) json() obsoleteJSON {
 	return out
 }
 
-// RenderObsolete writes obsolete-check results in format f. single says
-// whether exactly one image was named (JSON is then one object).
-func RenderObsolete(w io.Writer, f Format, results []Obsolete, single bool) error {
-	switch f {
-	case JSON:
-		items := make([]any, len(results))
-		for i, r := range results {
-			if r.Report == nil {
-				items[i] = obsoleteErrorJSON{Image: r.Image, Unit: r.Unit, Error: r.Error, ExitCode: r.ExitCode}
-				continue
-			}
-			items[i] = r.json()
+// ObsoleteRun is one `patchkit obsolete-check` run: a result per image.
+type ObsoleteRun struct{ Run[Obsolete] }
+
+// Command implements Result.
+func (ObsoleteRun) Command() string { return "obsolete-check" }
+
+// JSON implements JSONer: the shape DESIGN.md fixes, an error object for a
+// unit that could not be checked.
+func (run ObsoleteRun) JSON() any {
+	items := make([]any, len(run.Results))
+	for i, r := range run.Results {
+		if r.Report == nil {
+			items[i] = obsoleteErrorJSON{Image: r.Image, Unit: r.Unit, Error: r.Error, ExitCode: r.ExitCode}
+			continue
 		}
-		return writeJSON(w, items, single)
-	case Markdown:
-		return obsoleteMarkdown(w, results)
-	case GitHub:
-		return obsoleteGitHub(w, results)
-	default:
-		return obsoleteText(w, results)
+		items[i] = r.json()
 	}
+	return jsonItems(items, run.Single)
 }
 
 // refGroup is a run of consecutive refs, of the same kind, at which every
@@ -233,9 +230,10 @@ func obsoletedCell(p *obsolete.PatchReport) string {
 // turns: one row per run of refs, one column per patch.
 const maxTextColumns = 6
 
-func obsoleteText(w io.Writer, results []Obsolete) error {
+// Text implements Texter.
+func (run ObsoleteRun) Text() string {
 	var b strings.Builder
-	for n, o := range results {
+	for n, o := range run.Results {
 		if n > 0 {
 			b.WriteString("\n")
 		}
@@ -283,8 +281,7 @@ func obsoleteText(w io.Writer, results []Obsolete) error {
 			}
 		}
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return b.String()
 }
 
 // skippedLines says which release tags were not scanned, one line per
@@ -470,11 +467,12 @@ var mdStatus = map[string]string{
 	obsolete.StatusConflict:   "🔴 **conflict**",
 }
 
-func obsoleteMarkdown(w io.Writer, results []Obsolete) error {
+// Markdown implements Markdowner.
+func (run ObsoleteRun) Markdown() string {
 	var b strings.Builder
-	for _, o := range results {
+	for _, o := range run.Results {
 		if o.Report == nil {
-			fmt.Fprintf(&b, "### obsolete-check: `%s` not checked\n\n%s\n\n", o.Image, mdEscapeErr(o.Error))
+			fmt.Fprintf(&b, "### obsolete-check: `%s` not checked\n\n%s\n\n", o.Image, untrusted.CodeSpan(o.Error))
 			continue
 		}
 		r := o.Report
@@ -535,8 +533,7 @@ func obsoleteMarkdown(w io.Writer, results []Obsolete) error {
 		}
 		b.WriteString("\n")
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return b.String()
 }
 
 // mdSkipped writes the skipped release tags, one line per reason.
@@ -546,14 +543,15 @@ func mdSkipped(b *strings.Builder, r *obsolete.Report) {
 	}
 }
 
-func obsoleteGitHub(w io.Writer, results []Obsolete) error {
+// GitHub implements GitHubber.
+func (run ObsoleteRun) GitHub() string {
 	var b strings.Builder
-	annotate := func(level, file string, line int, title, msg string) {
-		fmt.Fprintf(&b, "::%s file=%s,line=%d,title=%s::%s\n", level, ghProp(file), max(line, 1), ghProp(title), ghEscape(msg))
+	onPatch := func(level, file string, line int, title, msg string) {
+		annotate(&b, level, file, max(line, 1), title, ghEscape(msg))
 	}
-	for _, o := range results {
+	for _, o := range run.Results {
 		if o.Report == nil {
-			fmt.Fprintf(&b, "::error title=%s::%s\n", ghProp("patchkit obsolete-check"), ghEscape(o.Image+": not checked: "+o.Error))
+			annotate(&b, "error", "", 0, "patchkit obsolete-check", ghEscape(o.Image+": not checked: "+o.Error))
 			continue
 		}
 		r := o.Report
@@ -575,7 +573,7 @@ func obsoleteGitHub(w io.Writer, results []Obsolete) error {
 				if p.NeededAgainAt != "" {
 					msg += fmt.Sprintf(" Upstream needs it again at %s.", p.NeededAgainAt)
 				}
-				annotate("warning", p.File, headerLine, "patchkit obsolete-check: obsolete", msg)
+				onPatch("warning", p.File, headerLine, "patchkit obsolete-check: obsolete", msg)
 				done[res.Status] = true
 				counts["obsolete"]++
 			}
@@ -597,7 +595,7 @@ func obsoleteGitHub(w io.Writer, results []Obsolete) error {
 							msg += "\n" + c.Hunk
 						}
 					}
-					annotate("error", file, line, "patchkit obsolete-check: conflict", msg)
+					onPatch("error", file, line, "patchkit obsolete-check: conflict", msg)
 				case obsolete.StatusPartial:
 					counts["partial"]++
 					line := 1
@@ -607,27 +605,20 @@ func obsoleteGitHub(w io.Writer, results []Obsolete) error {
 							break
 						}
 					}
-					annotate("warning", p.File, line, "patchkit obsolete-check: partial",
+					onPatch("warning", p.File, line, "patchkit obsolete-check: partial",
 						fmt.Sprintf("%s is partly upstream at %s: %s", p.File, res.Ref, res.Evidence))
 				default:
-					annotate("warning", p.File, headerLine, "patchkit obsolete-check: "+res.Status,
+					onPatch("warning", p.File, headerLine, "patchkit obsolete-check: "+res.Status,
 						fmt.Sprintf("%s is %s at upstream %s: %s", p.File, res.Status, res.Ref, res.Evidence))
 				}
 			}
 		}
-		fmt.Fprintf(&b, "::notice title=patchkit obsolete-check::%s\n", ghEscape(fmt.Sprintf(
+		annotate(&b, "notice", "", 0, "patchkit obsolete-check", ghEscape(fmt.Sprintf(
 			"%s: %s, %s scanned: %d obsoleted by a release, %d partly upstream, %d in conflict",
 			o.Image, plural(len(r.Patches), "patch", "patches"), plural(len(r.Refs), "ref", "refs"), counts["obsolete"], counts["partial"], counts["conflict"])))
 		for _, wr := range o.Written {
-			fmt.Fprintf(&b, "::notice file=%s,line=1,title=patchkit obsolete-check::%s\n", ghProp(wr.File),
-				ghEscape("wrote Applied-Upstream: "+wr.AppliedUpstream))
+			annotate(&b, "notice", wr.File, 1, "patchkit obsolete-check", ghEscape("wrote Applied-Upstream: "+wr.AppliedUpstream))
 		}
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-// mdEscapeErr writes an error message as a Markdown code span.
-func mdEscapeErr(s string) string {
-	return "`" + strings.ReplaceAll(strings.ReplaceAll(s, "`", "'"), "\n", " ") + "`"
+	return b.String()
 }

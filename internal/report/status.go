@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -30,23 +29,28 @@ func ParseStatusFormat(s string) (Format, error) {
 // StatusTitle is the title of the dashboard issue and of the html page.
 const StatusTitle = "patchkit: carried patches"
 
-// RenderStatus renders a status report. github is markdown: the format
-// of an issue body or a job summary.
-func RenderStatus(w io.Writer, f Format, r *status.Report) error {
-	switch f {
-	case JSON:
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		return enc.Encode(statusJSON(r))
-	case Markdown, GitHub:
-		_, err := io.WriteString(w, StatusMarkdown(r))
-		return err
-	case HTML:
-		return statusHTML(w, r)
-	}
-	return statusText(w, r)
-}
+// Status is `patchkit status`'s result: its only format besides the four
+// is html; github is markdown, the format of an issue body or a job
+// summary.
+type Status struct{ *status.Report }
+
+// Command implements Result.
+func (Status) Command() string { return "status" }
+
+// JSON implements JSONer: server text passed through untrusted.
+func (r Status) JSON() any { return statusJSON(r.Report) }
+
+// Text implements Texter.
+func (r Status) Text() string { return statusText(r.Report) }
+
+// Markdown implements Markdowner (StatusMarkdown).
+func (r Status) Markdown() string { return StatusMarkdown(r.Report) }
+
+// GitHub implements GitHubber: markdown.
+func (r Status) GitHub() string { return StatusMarkdown(r.Report) }
+
+// HTML implements HTMLer.
+func (r Status) HTML(w io.Writer) error { return statusHTML(w, r.Report) }
 
 // statusJSON passes the server text of r through untrusted.
 func statusJSON(r *status.Report) *status.Report {
@@ -106,7 +110,7 @@ func behindCell(u status.Unit) string {
 	return fmt.Sprintf("%s behind", plural(u.Behind, "release", "releases"))
 }
 
-func statusText(w io.Writer, r *status.Report) error {
+func statusText(r *status.Report) string {
 	var b strings.Builder
 	for _, u := range r.Units {
 		if u.Error != "" {
@@ -142,8 +146,7 @@ func statusText(w io.Writer, r *status.Report) error {
 		fmt.Fprintf(&b, "history: %s over %s, now %d (peak %d)\n", plural(n, "commit", "commits"),
 			r.History[0].Time.UTC().Format("2006-01-02")+" .. "+last.Time.UTC().Format("2006-01-02"), last.Count, peak(r.History))
 	}
-	_, err := io.WriteString(w, Redact(b.String()))
-	return err
+	return Redact(b.String())
 }
 
 func peak(ps []status.Point) int {
@@ -247,11 +250,9 @@ func mdLink(u status.Upstream) string {
 	return fmt.Sprintf("%s [%s](%s)", u.Kind, mdCell(shortURL(u.URL)), mdLinkTarget(u.URL))
 }
 
-// mdLinkTarget keeps a URL from closing the link early.
-func mdLinkTarget(s string) string {
-	s = Redact(s)
-	return strings.NewReplacer("(", "%28", ")", "%29", " ", "%20", "|", "%7C", "<", "%3C", ">", "%3E").Replace(s)
-}
+// mdLinkTarget is untrusted.LinkTarget: a URL that cannot close the link
+// early.
+func mdLinkTarget(s string) string { return untrusted.LinkTarget(s) }
 
 func mdState(u status.Upstream) string {
 	s := mdInline(upstreamState(u))

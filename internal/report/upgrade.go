@@ -2,12 +2,12 @@ package report
 
 import (
 	"fmt"
-	"io"
 	"path"
 	"strings"
 
 	"github.com/patchkit/patchkit/internal/gate"
 	"github.com/patchkit/patchkit/internal/txn"
+	"github.com/patchkit/patchkit/internal/untrusted"
 	"github.com/patchkit/patchkit/internal/upgrade"
 )
 
@@ -51,15 +51,11 @@ type RefreshedFile struct {
 	Changed bool   `json:"changed"`
 }
 
-// RenderUpgrade writes an upgrade in format f; markdown is fit for a pull
-// request's body.
-func RenderUpgrade(w io.Writer, f Format, u Upgrade) error {
-	switch f {
-	case JSON:
-		return writeJSON(w, []Upgrade{u}, true)
-	case Markdown:
-		return upgradeMarkdown(w, u)
-	}
+// Command implements Result.
+func (Upgrade) Command() string { return "upgrade" }
+
+// Text implements Texter.
+func (u Upgrade) Text() string {
 	var b strings.Builder
 	verb := "upgraded"
 	switch {
@@ -81,12 +77,50 @@ func RenderUpgrade(w io.Writer, f Format, u Upgrade) error {
 		fmt.Fprintf(&b, "  %s\n", writtenLine(d))
 	}
 	fmt.Fprintf(&b, "%s\n", upgradeVerdict(u))
-	s := b.String()
-	if f == GitHub {
-		s = neutralise(s)
+	return Redact(b.String())
+}
+
+// GitHub implements GitHubber: a notice on each dropped patch, an error on
+// each conflict (its expected and found lines in the message), on a failed
+// gate and on each dropped patch's test that did not pass, then the verdict
+// (a notice, or an error when the upgrade failed).
+func (u Upgrade) GitHub() string {
+	var b strings.Builder
+	for _, pf := range u.Patches {
+		switch pf.Fate {
+		case upgrade.FateDropped:
+			annotate(&b, "notice", pf.File, 0, "patchkit upgrade: dropped", ghEscape(path.Base(pf.File)+": "+oneLine(pf.Evidence)))
+		case upgrade.FateConflict:
+			if len(pf.Conflicts) == 0 {
+				annotate(&b, "error", pf.File, 0, "patchkit upgrade: conflict", ghEscape(path.Base(pf.File)+": "+oneLine(pf.Evidence)))
+			}
+			for _, c := range pf.Conflicts {
+				var m strings.Builder
+				writeConflictText(&m, c)
+				annotate(&b, "error", pf.File, 0, "patchkit upgrade: conflict", ghEscape(strings.TrimSpace(m.String())))
+			}
+		}
 	}
-	_, err := io.WriteString(w, Redact(s))
-	return err
+	if u.Gate != nil && !u.Gate.OK {
+		annotate(&b, "error", "", 0, "patchkit upgrade: gate", ghEscape(u.Image+": gate FAILED: "+oneLine(u.Gate.Message)))
+	}
+	for _, t := range u.DroppedTests {
+		if t.Status != gate.StatusPass {
+			annotate(&b, "error", t.Patch, 0, "patchkit upgrade: dropped patch's test",
+				ghEscape(fmt.Sprintf("%s (owned by dropped %s): %s", t.Name, path.Base(t.Patch), statusOrNotRun(t.Status))))
+		}
+	}
+	for _, d := range u.Written {
+		annotate(&b, "notice", "", 0, "patchkit upgrade: written", ghEscape(writtenLine(d)))
+	}
+	level := "notice"
+	if !u.OK {
+		level = "error"
+	}
+	p := u.Pin
+	annotate(&b, level, "", 0, "patchkit upgrade",
+		ghEscape(fmt.Sprintf("%s: %s (%s) -> %s (%s) in %s: %s", u.Image, p.From, short(p.FromCommit), p.To, short(p.ToCommit), p.File, upgradeVerdict(u))))
+	return b.String()
 }
 
 func writeConflictText(b *strings.Builder, c upgrade.Conflict) {
@@ -150,7 +184,8 @@ func writtenLine(d txn.Done) string {
 	return verb + " " + d.Path
 }
 
-func upgradeMarkdown(w io.Writer, u Upgrade) error {
+// Markdown implements Markdowner: a pull request's body.
+func (u Upgrade) Markdown() string {
 	var b strings.Builder
 	p := u.Pin
 	fmt.Fprintf(&b, "## patchkit upgrade: %s %s → %s\n\n", u.Image, p.From, p.To)
@@ -191,40 +226,110 @@ func upgradeMarkdown(w io.Writer, u Upgrade) error {
 		}
 	}
 	fmt.Fprintf(&b, "\n%s\n", upgradeVerdict(u))
-	_, err := io.WriteString(w, Redact(b.String()))
-	return err
+	return Redact(b.String())
 }
 
-// RenderRefresh writes a refresh in format f.
-func RenderRefresh(w io.Writer, f Format, r Refresh) error {
-	if f == JSON {
-		return writeJSON(w, []Refresh{r}, true)
-	}
-	var b strings.Builder
+// Command implements Result.
+func (Refresh) Command() string { return "refresh" }
+
+// rewritten counts the patches refresh rewrote.
+func (r Refresh) rewritten() int {
 	n := 0
 	for _, p := range r.Patches {
 		if p.Changed {
 			n++
+		}
+	}
+	return n
+}
+
+// verdict is the summary line: "x: 1 of 2 patches rewritten canonically at v1".
+func (r Refresh) verdict() string {
+	return fmt.Sprintf("%s: %d of %d patches rewritten canonically at %s", r.Image, r.rewritten(), len(r.Patches), r.Ref)
+}
+
+// Text implements Texter.
+func (r Refresh) Text() string {
+	var b strings.Builder
+	for _, p := range r.Patches {
+		if p.Changed {
 			fmt.Fprintf(&b, "  rewrote %s\n", p.File)
 		}
 	}
-	fmt.Fprintf(&b, "%s: %d of %d patches rewritten canonically at %s\n", r.Image, n, len(r.Patches), r.Ref)
-	_, err := io.WriteString(w, Redact(b.String()))
-	return err
+	b.WriteString(r.verdict() + "\n")
+	return Redact(b.String())
+}
+
+// Markdown implements Markdowner: a table of the patches, whether each was
+// rewritten, and the count.
+func (r Refresh) Markdown() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "### patchkit refresh `%s` at `%s`\n\n", mdCell(r.Image), mdCell(r.Ref))
+	if len(r.Patches) > 0 {
+		b.WriteString("| patch | rewritten |\n|---|---|\n")
+	}
+	for _, p := range r.Patches {
+		done := "no: canonical already"
+		if p.Changed {
+			done = "yes"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s |\n", mdCell(p.File), done)
+	}
+	fmt.Fprintf(&b, "\n%s.\n", mdText(r.verdict()))
+	return b.String()
+}
+
+// GitHub implements GitHubber: a notice on each patch rewritten, then the
+// count.
+func (r Refresh) GitHub() string {
+	var b strings.Builder
+	for _, p := range r.Patches {
+		if p.Changed {
+			annotate(&b, "notice", p.File, 0, "patchkit refresh", ghEscape("rewrote canonically at "+r.Ref))
+		}
+	}
+	annotate(&b, "notice", "", 0, "patchkit refresh", ghEscape(r.verdict()))
+	return b.String()
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // upCell is one line of text for a markdown table cell or heading.
-func upCell(s string) string { return mdText(strings.ReplaceAll(oneLine(s), "`", "'")) }
+func upCell(s string) string { return mdText(untrusted.Unticked(oneLine(s))) }
 
-// neutralise keeps a line from reading as a workflow command.
-func neutralise(s string) string {
-	ls := strings.Split(s, "\n")
-	for i, l := range ls {
-		if strings.HasPrefix(strings.TrimSpace(l), "::") {
-			ls[i] = " " + strings.Replace(l, "::", ":\u200b:", 1)
-		}
-	}
-	return strings.Join(ls, "\n")
+// UpToDate is an upgrade with nothing to do: no release newer than the
+// pin. Its JSON is {"image","ok":true,"upToDate":true,"message"}.
+type UpToDate struct {
+	// Image is the image, or the chart unit's directory.
+	Image string
+	// Message says why: "no newer upstream release than v1.1.0 matching ...".
+	Message string
+}
+
+// Command implements Result.
+func (UpToDate) Command() string { return "upgrade" }
+
+// JSON implements JSONer.
+func (u UpToDate) JSON() any {
+	return struct {
+		Image    string `json:"image"`
+		OK       bool   `json:"ok"`
+		UpToDate bool   `json:"upToDate"`
+		Message  string `json:"message"`
+	}{u.Image, true, true, Redact(u.Message)}
+}
+
+// Text implements Texter.
+func (u UpToDate) Text() string { return Redact(u.Image + ": " + u.Message + "\n") }
+
+// Markdown implements Markdowner.
+func (u UpToDate) Markdown() string {
+	return fmt.Sprintf("## patchkit upgrade: %s is up to date\n\n%s.\n", upCell(u.Image), upCell(u.Message))
+}
+
+// GitHub implements GitHubber.
+func (u UpToDate) GitHub() string {
+	var b strings.Builder
+	annotate(&b, "notice", "", 0, "patchkit upgrade", ghEscape(u.Image+": "+u.Message))
+	return b.String()
 }

@@ -5,27 +5,23 @@ import (
 	"io"
 	"strings"
 
+	"github.com/patchkit/patchkit/internal/untrusted"
 	"github.com/patchkit/patchkit/internal/verify"
 )
 
-// RenderVerify writes verify results in format f. single says whether the
-// command was given exactly one image (JSON: one object, else an array).
-// Every message is redacted (Redact). Text lists the checks that did not
-// pass and the passes, patch by patch, without the skips (they are counted);
-// markdown is a PR comment; github is one annotation per failed or warning
-// check, on the patch file and line.
-func RenderVerify(w io.Writer, f Format, results []verify.Result, single bool) error {
-	results = cleanVerify(results)
-	switch f {
-	case JSON:
-		return writeJSON(w, results, single)
-	case Markdown:
-		return VerifySummary(w, results)
-	case GitHub:
-		return verifyGitHub(w, results)
-	default:
-		return verifyText(w, results)
-	}
+// VerifyRun is one `patchkit verify` run: a result per image. Every
+// message is redacted. Text lists the checks that did not pass and the
+// passes, patch by patch, without the skips (they are counted); markdown is
+// a PR comment (VerifySummary); github is one annotation per failed or
+// warning check, on the patch file and line.
+type VerifyRun struct{ Run[verify.Result] }
+
+// Command implements Result.
+func (VerifyRun) Command() string { return "verify" }
+
+func (r VerifyRun) clean() Result {
+	r.Results = cleanVerify(r.Results)
+	return r
 }
 
 func cleanVerify(in []verify.Result) []verify.Result {
@@ -64,9 +60,10 @@ func tally(n map[string]int) string {
 	return strings.Join(parts, ", ")
 }
 
-func verifyText(w io.Writer, results []verify.Result) error {
+// Text implements Texter.
+func (run VerifyRun) Text() string {
 	var b strings.Builder
-	for _, r := range results {
+	for _, r := range run.Results {
 		verdict := "ok"
 		if !r.OK {
 			verdict = "FAILED"
@@ -98,8 +95,7 @@ func verifyText(w io.Writer, results []verify.Result) error {
 			}
 		}
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return b.String()
 }
 
 var statusIcon = map[string]string{
@@ -114,9 +110,13 @@ var statusIcon = map[string]string{
 // the details of multi-line messages in collapsed blocks, and the counts.
 // It is the -o markdown output and the GitHub step summary.
 func VerifySummary(w io.Writer, results []verify.Result) error {
-	results = cleanVerify(results)
+	return Export(w, Markdown, VerifyRun{Run[verify.Result]{Results: results}})
+}
+
+// Markdown implements Markdowner (VerifySummary).
+func (run VerifyRun) Markdown() string {
 	var b strings.Builder
-	for _, r := range results {
+	for _, r := range run.Results {
 		icon := statusIcon[verify.StatusPass]
 		if !r.OK {
 			icon = statusIcon[verify.StatusFail]
@@ -148,26 +148,21 @@ func VerifySummary(w io.Writer, results []verify.Result) error {
 			if !ok {
 				continue
 			}
-			fence := "```"
-			for strings.Contains(rest, fence) {
-				fence += "`"
-			}
+			fence := untrusted.Fence(rest)
 			fmt.Fprintf(&b, "<details><summary><code>%s</code> %s: %s</summary>\n\n%s\n%s\n%s\n\n</details>\n\n",
 				htmlEscape(c.Patch), c.Check, htmlEscape(first), fence, rest, fence)
 		}
 		fmt.Fprintf(&b, "%s.\n\n", strings.ToUpper(tally(n)[:1])+tally(n)[1:])
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return b.String()
 }
 
-func htmlEscape(s string) string {
-	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
-}
+func htmlEscape(s string) string { return untrusted.HTMLText(s) }
 
-func verifyGitHub(w io.Writer, results []verify.Result) error {
+// GitHub implements GitHubber.
+func (run VerifyRun) GitHub() string {
 	var b strings.Builder
-	for _, r := range results {
+	for _, r := range run.Results {
 		for _, c := range r.Checks {
 			var level string
 			switch c.Status {
@@ -178,13 +173,11 @@ func verifyGitHub(w io.Writer, results []verify.Result) error {
 			default:
 				continue
 			}
-			fmt.Fprintf(&b, "::%s file=%s,line=%d,title=%s::%s\n", level, ghProp(c.Patch), max(c.Line, 1),
-				ghProp("patchkit verify "+c.Check), ghEscape(c.Message))
+			annotate(&b, level, c.Patch, max(c.Line, 1), "patchkit verify "+c.Check, ghEscape(c.Message))
 		}
 		if r.OK {
-			fmt.Fprintf(&b, "::notice title=patchkit verify::%s: %s\n", ghEscape(r.Image), ghEscape(tally(counts(r))))
+			annotate(&b, "notice", "", 0, "patchkit verify", ghEscape(r.Image)+": "+ghEscape(tally(counts(r))))
 		}
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return b.String()
 }

@@ -10,6 +10,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -60,6 +61,9 @@ type Spec struct {
 	// path rule) whose change rebuilds this unit, beyond the ones patchkit
 	// derives (see internal/matrix): a file of another package it reads.
 	Inputs []string `yaml:"inputs,omitempty"`
+	// Deprecations note each deprecated spelling the file uses (see
+	// respellings); Load passes them to diag.Notify.
+	Deprecations []diag.Note `yaml:"-" json:"-"`
 
 	lines map[string]int
 }
@@ -130,8 +134,9 @@ type Build struct {
 	// directory, for a Dockerfile that fetches the upstream and applies
 	// the series itself. patchkit still applies and gates its own tree.
 	Context string `yaml:"context"`
-	// Target is the Dockerfile stage to build (--target), "" for the last.
-	Target string `yaml:"target"`
+	// Target is the Dockerfile stage to build (--target), "" for the last:
+	// build.stage (build.target is its deprecated spelling).
+	Target string `yaml:"stage"`
 	// Args are build arguments (--build-arg NAME=value).
 	Args map[string]string `yaml:"args"`
 }
@@ -144,10 +149,12 @@ const (
 
 // File is one file the native builder copies from the patched tree into the image.
 type File struct {
-	// From is the file's path in the patched tree.
-	From string `yaml:"from"`
-	// To is its absolute path in the image.
-	To string `yaml:"to"`
+	// From is the file's path in the patched tree (build.files[].tree;
+	// from is its deprecated spelling).
+	From string `yaml:"tree"`
+	// To is its absolute path in the image (build.files[].image; to is its
+	// deprecated spelling).
+	To string `yaml:"image"`
 	// Mode is the octal permission bits as written ("0755"); empty leaves
 	// the mode to the native builder: 0755 for a source that is executable
 	// in the tree, else 0644 (image.DefaultExecMode, image.DefaultFileMode).
@@ -171,9 +178,9 @@ type Stamp struct {
 	// File is the target file relative to the repository root.
 	File string `yaml:"file"`
 	// Kind is yaml (File is YAML, Key names the value) or text (File holds
-	// just the value on one line). Empty means yaml when Key is given,
-	// text when it is not.
-	Kind string `yaml:"kind"`
+	// just the value on one line): yaml when Key is given, text when it is
+	// not. The spec does not spell it (stamp[].kind is deprecated).
+	Kind string `yaml:"-"`
 	// Key is the yq path of the value to write (.global.images.x.tag,
 	// .args[0], .a["b.c"]); see stamp/expr.
 	Key string `yaml:"key"`
@@ -183,8 +190,9 @@ type Stamp struct {
 	Format string `yaml:"format"`
 	// Value is a template of the value to write, literal text around
 	// {{.Registry}}, {{.Repository}}, {{.Tag}}, {{.Digest}} and
-	// {{.Reference}}; it excludes Format.
-	Value string `yaml:"value"`
+	// {{.Reference}}, when the spec's format is one (stamp[].value is its
+	// deprecated spelling); Format is then "".
+	Value string `yaml:"-"`
 	// Stale is what verify's stamp check reports when the digest stamped
 	// here was built from another version of the series: warn (the
 	// default) or fail.
@@ -215,10 +223,10 @@ var allowed = map[string][]string{
 	"upstream.ref":   sourceKeys,
 	"test":           {"inject", "package", "run"},
 	"test.inject.[]": {"from", "to"},
-	"build":          {"builder", "dockerfile", "base", "files", "context", "target", "args"},
-	"build.files.[]": {"from", "to", "mode", "capabilities"},
+	"build":          {"builder", "dockerfile", "base", "files", "context", "stage", "args", "target"},
+	"build.files.[]": {"tree", "image", "mode", "capabilities", "from", "to"},
 	"image":          {"repository", "tag"},
-	"stamp.[]":       {"file", "kind", "key", "format", "value", "stale"},
+	"stamp.[]":       {"file", "key", "format", "stale", "kind", "value"},
 	// the repository config, .patchkit.yaml (see repo.go)
 	repoSchema:            {"build", "shared", "exclude", "unbuilt"},
 	repoSchema + ".build": {"makefile", "target"},
@@ -310,6 +318,10 @@ func loadReader(r io.Reader, root string, u Unit) (*Spec, error) {
 	if err := checkKeys(file, doc.Content[0], "", "", s.lines); err != nil {
 		return nil, err
 	}
+	if err := s.respell(doc.Content[0], "", ""); err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(s.Deprecations, func(a, b diag.Note) int { return a.Line - b.Line })
 	if err := s.decodePatches(doc.Content[0]); err != nil {
 		return nil, err
 	}
@@ -321,6 +333,9 @@ func loadReader(r io.Reader, root string, u Unit) (*Spec, error) {
 	}
 	if err := s.validate(root); err != nil {
 		return nil, err
+	}
+	for _, n := range s.Deprecations {
+		diag.Notify(n)
 	}
 	return s, nil
 }
@@ -351,7 +366,7 @@ func checkKeys(file string, n *yaml.Node, schema, display string, lines map[stri
 			full := join(display, k.Value)
 			if known && !contains(keys, k.Value) {
 				return &diag.InputError{File: file, Line: k.Line, Key: full,
-					Msg: fmt.Sprintf("unknown key (known keys here: %s)", strings.Join(keys, ", "))}
+					Msg: fmt.Sprintf("unknown key (known keys here: %s)", strings.Join(currentKeys(schema, keys), ", "))}
 			}
 			if seen[k.Value] {
 				return &diag.InputError{File: file, Line: k.Line, Key: full, Msg: "duplicate key"}
@@ -544,24 +559,13 @@ func (s *Spec) validateStamps(root string) error {
 		if err := inRepo(root, st.File); err != nil {
 			return s.errf(key+".file", "%v", err)
 		}
-		switch {
-		case st.Kind == "" && st.Key == "":
+		st.Kind = StampYAML
+		if st.Key == "" {
 			st.Kind = StampText
-		case st.Kind == "":
-			st.Kind = StampYAML
-		case st.Kind != StampYAML && st.Kind != StampText:
-			return s.errf(key+".kind", "%q is not yaml or text", st.Kind)
 		}
 		target := path.Clean(st.File)
-		if st.Kind == StampText {
-			if st.Key != "" {
-				return s.errf(key+".key", "a text target has no key: the whole file is the value")
-			}
-		} else {
+		if st.Kind == StampYAML {
 			p, err := expr.ParsePath(st.Key)
-			if st.Key == "" {
-				return s.errf(key+".key", "required for a YAML target (or kind: text for a file holding just the value)")
-			}
 			if err != nil {
 				return s.errf(key+".key", "%v", err)
 			}
@@ -578,29 +582,70 @@ func (s *Spec) validateStamps(root string) error {
 		default:
 			return s.errf(key+".stale", "%q is not warn or fail", st.Stale)
 		}
-		if st.Value != "" {
-			if st.Format != "" {
-				return s.errf(key+".value", "give format or value, not both")
-			}
-			if _, err := expr.ParseTemplate(st.Value); err != nil {
-				return s.errf(key+".value", "%v", err)
-			}
-			continue
-		}
 		if st.Format == "" {
 			st.Format = DefaultStampFormat
 		}
 		if !contains(stampFormats, st.Format) {
-			return s.errf(key+".format", "%q is not one of %s", st.Format, strings.Join(stampFormats, ", "))
+			// a template: literal text around {{.Field}}s, or a constant
+			// (a repository name a Makefile stamps), unless it looks like a
+			// misspelt format name
+			if f := nearFormat(st.Format); f != "" {
+				return s.errf(key+".format", "%q is not one of %s (did you mean %s? a template names a field, like {{.Tag}}@{{.Digest}})", st.Format, strings.Join(stampFormats, ", "), f)
+			}
+			if _, err := expr.ParseTemplate(st.Format); err != nil {
+				return s.errf(key+".format", "%v", err)
+			}
+			st.Value, st.Format = st.Format, ""
+			continue
 		}
 		if st.Format == "split" && st.Kind == StampText {
-			return s.errf(key+".format", "split writes a mapping: a text target takes tag@digest, digest, ref or a value template")
+			return s.errf(key+".format", "split writes a mapping: a text target takes tag@digest, digest, ref or a format template")
 		}
 	}
 	return nil
 }
 
-// validateContext checks build.context, build.target and build.args.
+// nearFormat returns the stamp format that f, a format without fields,
+// misspells (an edit distance of at most 2, 1 for ref; letters compared
+// without case; or a constant that names a digest), or "".
+func nearFormat(f string) string {
+	if strings.Contains(f, "{{") {
+		return ""
+	}
+	lower := strings.ToLower(f)
+	for _, name := range stampFormats {
+		if editDistance(lower, name) <= min(2, len(name)/2) {
+			return name
+		}
+	}
+	if strings.Contains(lower, "digest") || strings.Contains(lower, "sha256") {
+		return "digest" // a constant cannot hold the digest of the image built
+	}
+	return ""
+}
+
+// editDistance is the Levenshtein distance of a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// validateContext checks build.context, build.stage and build.args.
 func (s *Spec) validateContext() error {
 	b := &s.Build
 	switch b.Context {
@@ -614,7 +659,7 @@ func (s *Spec) validateContext() error {
 		return s.errf("build.context", "unit needs a Dockerfile builder (buildah, docker), not native")
 	}
 	if b.Target != "" && !nameRE.MatchString(strings.ToLower(b.Target)) {
-		return s.errf("build.target", "%q is not a stage name", b.Target)
+		return s.errf("build.stage", "%q is not a stage name", b.Target)
 	}
 	for k := range b.Args {
 		if !argRE.MatchString(k) {
@@ -660,19 +705,19 @@ func (s *Spec) validateNative(root string) error {
 		f := &b.Files[i]
 		key := fmt.Sprintf("build.files[%d]", i)
 		if f.From == "" {
-			return s.errf(key+".from", "required: a path in the patched tree")
+			return s.errf(key+".tree", "required: a path in the patched tree")
 		}
 		if err := tree.Clean(f.From); err != nil {
-			return s.errf(key+".from", "%v", err)
+			return s.errf(key+".tree", "%v", err)
 		}
 		if f.To == "" {
-			return s.errf(key+".to", "required: an absolute path in the image")
+			return s.errf(key+".image", "required: an absolute path in the image")
 		}
 		if !strings.HasPrefix(f.To, "/") || path.Clean(f.To) != f.To || f.To == "/" || strings.ContainsRune(f.To, 0) {
-			return s.errf(key+".to", "%q must be a clean absolute path in the image, like /usr/bin/kube-ovn", f.To)
+			return s.errf(key+".image", "%q must be a clean absolute path in the image, like /usr/bin/kube-ovn", f.To)
 		}
 		if j, dup := seen[f.To]; dup {
-			return s.errf(key+".to", "%q is also the target of build.files[%d]", f.To, j)
+			return s.errf(key+".image", "%q is also the path of build.files[%d]", f.To, j)
 		}
 		seen[f.To] = i
 		if f.Mode != "" {

@@ -84,29 +84,39 @@ func TestLoadErrors(t *testing.T) {
 		{"bad builder", base + "build:\n  builder: kaniko\n", 6, "build.builder: \"kaniko\" is not one of"},
 		{"dockerfile escape", base + "build:\n  dockerfile: ../../../Dockerfile\n", 6, "build.dockerfile"},
 		{"stamp file escape", base + "stamp:\n  - {file: /etc/passwd, key: .a}\n", 6, "stamp[0].file"},
-		{"stamp bad format", base + "stamp:\n  - {file: v.yaml, key: .a, format: sha}\n", 6, "stamp[0].format"},
+		{"stamp bad format", base + "stamp:\n  - {file: v.yaml, key: .a, format: digets}\n", 6, "stamp[0].format: \"digets\" is not one of tag@digest, digest, ref, split (did you mean digest?"},
+		{"stamp format case", base + "stamp:\n  - {file: v.yaml, key: .a, format: Tag@Digest}\n", 6, "did you mean tag@digest?"},
 		{"stamp bad key", base + "stamp:\n  - {file: v.yaml, key: a.b}\n", 6, "stamp[0].key"},
 		{"stamp bad index", base + "stamp:\n  - {file: v.yaml, key: '.a[x]'}\n", 6, "stamp[0].key: \".a[x]\": index"},
 		{"stamp unquoted special key", base + "stamp:\n  - {file: v.yaml, key: '.a b'}\n", 6, "stamp[0].key"},
-		{"stamp format and value", base + "stamp:\n  - file: v.yaml\n    key: .a\n    format: ref\n    value: '{{.Tag}}'\n", 9, "stamp[0].value: give format or value, not both"},
-		{"stamp unknown field", base + "stamp:\n  - file: v.yaml\n    key: .a\n    value: '{{.Tga}}'\n", 8, "stamp[0].value: unknown field {{.Tga}}"},
-		{"stamp unterminated template", base + "stamp:\n  - {file: v.yaml, key: .a, value: 'x={{.Tag'}\n", 6, "stamp[0].value: unterminated"},
+		{"stamp format and value", base + "stamp:\n  - file: v.yaml\n    key: .a\n    format: ref\n    value: '{{.Tag}}'\n", 9, "stamp[0].value: conflicts with stamp[0].format on line 8: write only format"},
+		{"stamp unknown field", base + "stamp:\n  - file: v.yaml\n    key: .a\n    format: '{{.Tga}}'\n", 8, "stamp[0].format: unknown field {{.Tga}}"},
+		{"stamp unterminated template", base + "stamp:\n  - {file: v.yaml, key: .a, format: 'x={{.Tag'}\n", 6, "stamp[0].format: unterminated"},
+		{"stamp literal format", base + "stamp:\n  - {file: v.yaml, key: .a, format: tagdigest}\n", 6, "stamp[0].format: \"tagdigest\" is not one of tag@digest, digest, ref, split (did you mean tag@digest?"},
 		{"stamp bad kind", base + "stamp:\n  - {file: v.yaml, key: .a, kind: json}\n", 6, "stamp[0].kind"},
 		{"stamp bad stale", base + "stamp:\n  - file: v.yaml\n    key: .a\n    stale: error\n", 8, "stamp[0].stale: \"error\" is not warn or fail"},
-		{"stamp text with key", base + "stamp:\n  - {file: TAG, kind: text, key: .a}\n", 6, "stamp[0].key: a text target has no key"},
-		{"stamp yaml without key", base + "stamp:\n  - {file: v.yaml, kind: yaml}\n", 6, "stamp[0].key: required"},
+		{"stamp text with key", base + "stamp:\n  - {file: TAG, kind: text, key: .a}\n", 6, "stamp[0].kind: text, but the entry has a key"},
+		{"stamp yaml without key", base + "stamp:\n  - {file: v.yaml, kind: yaml}\n", 6, "stamp[0].kind: yaml, but the entry has no key"},
 		{"stamp text split", base + "stamp:\n  - {file: TAG, format: split}\n", 6, "stamp[0].format: split writes a mapping"},
 		{"stamp same value twice", base + "stamp:\n  - {file: images/x/v.yaml, key: .a.b}\n  - {file: ./v.yaml, key: '.a[\"b\"]'}\n", 7, "stamp[1]: writes the same value as stamp[0]"},
-		{"unknown build.files key", base + "build:\n  files:\n    - {from: a, to: /a, owner: root}\n", 7, "build.files[0].owner: unknown key"},
-		{"files from escape", base + "build:\n  files:\n    - {from: ../a, to: /a}\n", 7, "build.files[0].from"},
-		{"files from .git", base + "build:\n  files:\n    - {from: .git/config, to: /a}\n", 7, "inside .git"},
-		{"files missing to", base + "build:\n  files:\n    - {from: a}\n", 7, "build.files[0].to: required"},
-		{"files relative to", base + "build:\n  files:\n    - {from: a, to: usr/bin/a}\n", 7, "clean absolute path"},
-		{"files unclean to", base + "build:\n  files:\n    - {from: a, to: /usr/../etc/a}\n", 7, "clean absolute path"},
-		{"files duplicate to", base + "build:\n  files:\n    - {from: a, to: /a}\n    - {from: b, to: /a}\n", 8, "also the target of build.files[0]"},
-		{"files bad mode", base + "build:\n  files:\n    - {from: a, to: /a, mode: \"0789\"}\n", 7, "build.files[0].mode"},
-		{"files mode too big", base + "build:\n  files:\n    - {from: a, to: /a, mode: \"17777\"}\n", 7, "build.files[0].mode"},
-		{"files bad capability", base + "build:\n  files:\n    - from: a\n      to: /a\n      capabilities: [cap_fly]\n", 9, "build.files[0].capabilities[0]: unknown capability"},
+		{"unknown build.files key", base + "build:\n  files:\n    - {tree: a, image: /a, owner: root}\n", 7, "build.files[0].owner: unknown key (known keys here: tree, image, mode, capabilities)"},
+		{"unknown stamp key", base + "stamp:\n  - {file: v.yaml, kye: .a}\n", 6, "stamp[0].kye: unknown key (known keys here: file, key, format, stale)"},
+		{"files tree escape", base + "build:\n  files:\n    - {tree: ../a, image: /a}\n", 7, "build.files[0].tree"},
+		{"files tree .git", base + "build:\n  files:\n    - {tree: .git/config, image: /a}\n", 7, "inside .git"},
+		{"files missing image", base + "build:\n  files:\n    - {tree: a}\n", 7, "build.files[0].image: required"},
+		{"files relative image", base + "build:\n  files:\n    - {tree: a, image: usr/bin/a}\n", 7, "clean absolute path"},
+		{"files unclean image", base + "build:\n  files:\n    - {tree: a, image: /usr/../etc/a}\n", 7, "clean absolute path"},
+		{"files duplicate image", base + "build:\n  files:\n    - {tree: a, image: /a}\n    - {tree: b, image: /a}\n", 8, "also the path of build.files[0]"},
+		{"files bad mode", base + "build:\n  files:\n    - {tree: a, image: /a, mode: \"0789\"}\n", 7, "build.files[0].mode"},
+		{"files mode too big", base + "build:\n  files:\n    - {tree: a, image: /a, mode: \"17777\"}\n", 7, "build.files[0].mode"},
+		{"files bad capability", base + "build:\n  files:\n    - tree: a\n      image: /a\n      capabilities: [cap_fly]\n", 9, "build.files[0].capabilities[0]: unknown capability"},
+		{"bad stage", base + "build:\n  dockerfile: Dockerfile\n  stage: 'a b'\n", 7, "build.stage: \"a b\" is not a stage name"},
+		{"bad stage, deprecated spelling", base + "build:\n  target: 'a b'\n", 6, "build.stage: \"a b\" is not a stage name"},
+		// an old and a new spelling of one key that disagree (see deprecated.go)
+		{"stage and target", base + "build:\n  stage: a\n  target: b\n", 7, "build.target: conflicts with build.stage on line 6: write only stage"},
+		{"tree and from", base + "build:\n  files:\n    - {tree: a, from: b, image: /a}\n", 7, "build.files[0].from: conflicts with build.files[0].tree on line 7"},
+		{"image and to", base + "build:\n  files:\n    - tree: a\n      to: /b\n      image: /a\n", 8, "build.files[0].to: conflicts with build.files[0].image on line 9"},
+		{"format and value", base + "stamp:\n  - {file: v.yaml, key: .a, format: digest, value: '{{.Digest}}'}\n", 6, "stamp[0].value: conflicts with stamp[0].format"},
 		{"base oci escape", base + "build:\n  base: oci:../../../x\n", 6, "build.base"},
 		{"base oci empty", base + "build:\n  base: 'oci:'\n", 6, "build.base: oci: needs a directory"},
 		{"base bad ref", base + "build:\n  base: 'UPPER/Case:@@'\n", 6, "build.base"},
@@ -181,14 +191,14 @@ build:
   builder: native
   base: oci:images/base/oci
   files:
-    - from: bin/greeter
-      to: /usr/bin/greeter
+    - tree: bin/greeter
+      image: /usr/bin/greeter
       mode: 0755
       capabilities: [cap_net_bind_service]
-    - from: README.md
-      to: /README.md
-    - from: tool
-      to: /usr/bin/tool
+    - tree: README.md
+      image: /README.md
+    - tree: tool
+      image: /usr/bin/tool
       mode: "4750"
 image: {repository: org/greeter, tag: v1.0.0}
 stamp:
@@ -208,8 +218,8 @@ stamp:
 	if s.Build.Base != "oci:images/base/oci" || s.Stamp[0].Format != "split" {
 		t.Errorf("build.base, stamp format = %q, %q", s.Build.Base, s.Stamp[0].Format)
 	}
-	if got := s.Line("build.files[1].to"); got != 12 {
-		t.Errorf("Line(build.files[1].to) = %d, want 12", got)
+	if got := s.Line("build.files[1].image"); got != 12 {
+		t.Errorf("Line(build.files[1].image) = %d, want 12", got)
 	}
 	if err := s.CheckBuild("native"); err != nil {
 		t.Errorf("CheckBuild(native) = %v", err)
@@ -315,10 +325,10 @@ func TestLoadStampShapes(t *testing.T) {
 	y := `upstream: {url: file:///u, ref: v1}
 patches: p
 stamp:
-  - {file: v.yaml, key: '.kamaji.extraArgs[0]', value: '--migrate-image={{.Reference}}'}
+  - {file: v.yaml, key: '.kamaji.extraArgs[0]', format: '--migrate-image={{.Reference}}'}
   - {file: v.yaml, key: '.a["b.c"]'}
   - {file: TAG}
-  - {file: TAG2, kind: text, value: '{{.Tag}}', stale: fail}
+  - {file: TAG2, format: '{{.Tag}}', stale: fail}
 `
 	s, err := LoadReader(strings.NewReader(y), t.TempDir(), "x")
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -16,9 +15,12 @@ import (
 	"github.com/patchkit/patchkit/internal/spec"
 )
 
-// RecordName is the stamp record: the file beside each stamped file that
-// says, for every value stamped there, what the digest was built from. The
-// stamped file itself keeps exactly the bytes yq would write.
+// RecordName is the stamp record: the file that says, for every value
+// stamped in the files under its directory, what the digest was built
+// from. It is beside the stamped file, or, for a file inside a Helm chart,
+// in the directory holding the chart (see recordDir), so that `helm
+// package` never packages it. The stamped file itself keeps exactly the
+// bytes yq would write.
 const RecordName = ".patchkit-stamps.json"
 
 // RecordVersion is the version of the record's format.
@@ -41,8 +43,9 @@ type Record struct {
 
 // RecordEntry is the provenance of one stamped value.
 type RecordEntry struct {
-	// File is the stamped file's name (it is in the record's directory);
-	// Key is the stamp key as Change.Key has it, "" for a text file.
+	// File is the stamped file's path from the record's directory,
+	// slash-separated: its name when the record is beside it; Key is the
+	// stamp key as Change.Key has it, "" for a text file.
 	File string `json:"file"`
 	Key  string `json:"key,omitempty"`
 	// Value is what the stamp wrote there.
@@ -60,11 +63,69 @@ type RecordEntry struct {
 	By string `json:"by"`
 }
 
-// recordFile is the record beside the stamped files in dir.
+// recordFile is the record of the stamped files under its directory.
 type recordFile struct {
-	dir   string  // the directory, symlinks resolved
-	out   *file   // the record itself, as a file to commit
-	files []*file // the stamped files it records
+	dir    string  // the record's directory, symlinks resolved
+	out    *file   // the record itself, as a file to commit
+	absent bool    // out does not exist yet
+	files  []*file // the stamped files it records
+	// legacy are the records earlier versions kept beside stamped files
+	// inside a Helm chart: read, merged into out, and deleted in the same
+	// transaction. Only those that exist are written (deleted).
+	legacy []*file
+}
+
+// ChartFile marks a Helm chart directory: `helm package` packages every
+// file under it.
+const ChartFile = "Chart.yaml"
+
+// recordDir is where the record of the stamped files in dir lives: dir
+// itself, unless dir is inside a Helm chart (a directory holding
+// ChartFile, up to the root); then the directory holding the outermost
+// such chart, which `helm package` does not read. A root that is itself a
+// chart keeps the record beside the file (add RecordName to its
+// .helmignore).
+func recordDir(realRoot, dir string) string {
+	if realRoot == "" {
+		return dir
+	}
+	outer := ""
+	for d := dir; ; d = filepath.Dir(d) {
+		if r, err := filepath.Rel(realRoot, d); err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+			break
+		}
+		if st, err := os.Stat(filepath.Join(d, ChartFile)); err == nil && st.Mode().IsRegular() {
+			outer = d
+		}
+		if d == realRoot || d == filepath.Dir(d) {
+			break
+		}
+	}
+	if outer == "" || outer == realRoot {
+		return dir
+	}
+	return filepath.Dir(outer)
+}
+
+// recordAt is the record file in dir.
+func (p *Plan) recordAt(dir string) *file {
+	abs := filepath.Join(dir, RecordName)
+	rel := abs
+	if p.realRoot != "" {
+		if rr, err := filepath.Rel(p.realRoot, abs); err == nil {
+			rel = filepath.ToSlash(rr)
+		}
+	}
+	return &file{rel: rel, path: abs}
+}
+
+// entryName is how r's record names the stamped file f: its path from the
+// record's directory, slash-separated (the file's name when beside it).
+func (r *recordFile) entryName(f *file) string {
+	if rel, err := filepath.Rel(r.dir, f.path); err == nil {
+		return filepath.ToSlash(rel)
+	}
+	return filepath.Base(f.path)
 }
 
 // readRecord reads the record at abs (rel names it in errors); a missing
@@ -124,38 +185,62 @@ func (r *Record) encode() []byte {
 	return append(out, '\n')
 }
 
-// records groups the plan's files by directory: one record each.
+// records groups the plan's files by the directory of their record (see
+// recordDir): one record each.
 func (p *Plan) records() []*recordFile {
 	byDir := map[string]*recordFile{}
+	legacy := map[string]bool{}
 	var out []*recordFile
 	for _, f := range p.files {
-		dir := filepath.Dir(f.path)
+		fdir := filepath.Dir(f.path)
+		dir := recordDir(p.realRoot, fdir)
 		r := byDir[dir]
 		if r == nil {
-			abs := filepath.Join(dir, RecordName)
-			rel := path.Join(path.Dir(f.rel), RecordName)
-			if p.realRoot != "" {
-				if rr, err := filepath.Rel(p.realRoot, abs); err == nil {
-					rel = filepath.ToSlash(rr)
-				}
-			}
-			r = &recordFile{dir: dir, out: &file{rel: rel, path: abs}}
+			r = &recordFile{dir: dir, out: p.recordAt(dir)}
 			byDir[dir] = r
 			out = append(out, r)
+		}
+		if fdir != dir && !legacy[fdir] {
+			legacy[fdir] = true
+			r.legacy = append(r.legacy, p.recordAt(fdir))
 		}
 		r.files = append(r.files, f)
 	}
 	return out
 }
 
-// update reads the record of r (its directory is locked) and puts an
-// entry for every value the plan stamps in r's files. It reports whether
-// the record's content changes.
+// update reads the record of r (the repository lock is held), merges into
+// it the legacy records beside r's files (an entry already in r's record
+// is newer and wins), and puts an entry for every value the plan stamps in
+// r's files. It reports whether anything is to be written: the record's
+// content changes, or a legacy record is to be deleted.
 func (p *Plan) update(r *recordFile) (bool, error) {
 	removeStale(r.out.path, p.started)
 	rec, old, err := readRecord(r.out.path, r.out.rel)
 	if err != nil {
 		return false, err
+	}
+	r.absent = old == nil
+	migrate := false
+	for _, l := range r.legacy {
+		lrec, ldata, err := readRecord(l.path, l.rel)
+		if err != nil {
+			return false, err
+		}
+		if ldata == nil {
+			continue
+		}
+		l.old, migrate = ldata, true
+		for _, e := range lrec.Stamps {
+			name := e.File
+			if rel, err := filepath.Rel(r.dir, filepath.Join(filepath.Dir(l.path), filepath.FromSlash(e.File))); err == nil {
+				name = filepath.ToSlash(rel)
+			}
+			if rec.Lookup(name, e.Key) == nil {
+				e.File = name
+				rec.put(e)
+			}
+		}
 	}
 	ids := p.value.Series
 	if ids == nil {
@@ -165,14 +250,14 @@ func (p *Plan) update(r *recordFile) (bool, error) {
 	for _, f := range r.files {
 		for _, c := range f.changes {
 			rec.put(RecordEntry{
-				File: filepath.Base(f.path), Key: c.Key, Value: c.New,
+				File: r.entryName(f), Key: c.Key, Value: c.New,
 				Digest: p.value.Digest, Reference: p.value.Scalar(FormatRef),
 				Image: p.spec.Dir, Series: fp, Patches: ids, By: p.value.By,
 			})
 		}
 	}
 	r.out.old, r.out.new = old, rec.encode()
-	return !bytes.Equal(r.out.old, r.out.new), nil
+	return migrate || !bytes.Equal(r.out.old, r.out.new), nil
 }
 
 // Stamped is one stamped value as its file holds it now, with the record
@@ -210,13 +295,32 @@ func Inspect(root string, s *spec.Spec) ([]Stamped, error) {
 		if err != nil {
 			return nil, err
 		}
+		// A record an earlier version left beside the file, inside a chart,
+		// is read until the next stamp migrates it.
+		legacy := map[string]*Record{}
+		legacyRel := map[string]string{}
+		for _, l := range r.legacy {
+			lrec, ldata, err := readRecord(l.path, l.rel)
+			if err != nil {
+				return nil, err
+			}
+			if ldata != nil {
+				legacy[filepath.Dir(l.path)], legacyRel[filepath.Dir(l.path)] = lrec, l.rel
+			}
+		}
 		for _, f := range r.files {
 			for _, c := range f.changes {
-				out = append(out, Stamped{
+				st := Stamped{
 					Entry: entryOf(s, c), File: c.File, Key: c.Key, Value: c.Old,
 					CarriesDigest: strings.Contains(c.New, probe.Digest),
-					RecordFile:    r.out.rel, Record: rec.Lookup(filepath.Base(f.path), c.Key),
-				})
+					RecordFile:    r.out.rel, Record: rec.Lookup(r.entryName(f), c.Key),
+				}
+				if l := legacy[filepath.Dir(f.path)]; st.Record == nil && l != nil {
+					if e := l.Lookup(filepath.Base(f.path), c.Key); e != nil {
+						st.Record, st.RecordFile = e, legacyRel[filepath.Dir(f.path)]
+					}
+				}
+				out = append(out, st)
 			}
 		}
 	}

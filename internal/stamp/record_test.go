@@ -34,7 +34,7 @@ func TestRecordBesideTheStamp(t *testing.T) {
 	root := copyCase(t, "split")
 	os.MkdirAll(filepath.Join(root, "sub"), 0o755)
 	os.WriteFile(filepath.Join(root, "sub", "TAG"), []byte("old\n"), 0o644)
-	s := specWith(t, root, "  - {file: values.yaml, key: .image, format: split}\n  - {file: sub/TAG, value: '{{.Tag}}'}\n")
+	s := specWith(t, root, "  - {file: values.yaml, key: .image, format: split}\n  - {file: sub/TAG, format: '{{.Tag}}'}\n")
 	v := value
 	v.Series, v.By = ids, ByBuild
 	p, err := Prepare(root, s, v)
@@ -133,8 +133,8 @@ func TestFailedStampWritesNoRecord(t *testing.T) {
 // whether the digest shows in it, and its record entry.
 func TestInspect(t *testing.T) {
 	root := copyCase(t, "paths")
-	stamps := "  - {file: values.yaml, key: .kamaji.image.repository, value: '{{.Registry}}/kamaji'}\n" +
-		"  - {file: values.yaml, key: '.kamaji.extraArgs[0]', value: '--migrate-image={{.Reference}}'}\n"
+	stamps := "  - {file: values.yaml, key: .kamaji.image.repository, format: '{{.Registry}}/kamaji'}\n" +
+		"  - {file: values.yaml, key: '.kamaji.extraArgs[0]', format: '--migrate-image={{.Reference}}'}\n"
 	s := specWith(t, root, stamps)
 	before, err := Inspect(root, s)
 	if err != nil {

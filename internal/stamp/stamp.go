@@ -118,10 +118,14 @@ type Change struct {
 // Nothing is written until Write, which takes each file's lock and redoes
 // the edit on the file as it then is.
 type Plan struct {
-	Changes  []Change
-	spec     *spec.Spec
-	value    Value
-	files    []*file
+	Changes []Change
+	spec    *spec.Spec
+	value   Value
+	files   []*file
+	// Waiting is called once when another patchkit holds the repository
+	// lock that Write takes.
+	Waiting  func()
+	root     string          // the root, as given
 	realRoot string          // the root, symlinks resolved
 	started  time.Time       // when Write began; older temporary files are stale
 	ctx      context.Context // WriteContext's, for the lock waits
@@ -154,7 +158,7 @@ func Prepare(root string, s *spec.Spec, v Value) (*Plan, error) {
 	if v.By == "" {
 		v.By = ByStamp
 	}
-	p := &Plan{spec: s, value: v}
+	p := &Plan{spec: s, value: v, root: root}
 	if rr, err := filepath.EvalSymlinks(root); err == nil {
 		p.realRoot = rr
 	}
@@ -239,10 +243,10 @@ func (p *Plan) render(i int) (string, error) {
 	}
 	t, err := expr.ParseTemplate(st.Value)
 	if err != nil {
-		return "", specErr(p.spec, i, "value", "%v", err)
+		return "", specErr(p.spec, i, "format", "%v", err)
 	}
 	if t.Uses("Registry") && p.value.Registry == "" {
-		return "", specErr(p.spec, i, "value", "uses {{.Registry}} but no registry is set: give --registry or set REGISTRY")
+		return "", specErr(p.spec, i, "format", "uses {{.Registry}} but no registry is set: give --registry or set REGISTRY")
 	}
 	return t.Render(p.value.Field), nil
 }
@@ -258,7 +262,8 @@ func (p *Plan) edit(f *file, data []byte) ([]byte, []Change, error) {
 	for _, i := range f.idxs {
 		st := p.spec.Stamp[i]
 		if st.Kind == spec.StampText {
-			return nil, nil, specErr(p.spec, i, "kind", "%s is also a YAML target of stamp[%d]", st.File, f.idxs[0])
+			return nil, nil, &diag.InputError{File: p.spec.File, Line: p.spec.Line(fmt.Sprintf("stamp[%d]", i)), Key: fmt.Sprintf("stamp[%d]", i),
+				Msg: fmt.Sprintf("%s is a text target (no key) and also a YAML target of stamp[%d]", st.File, f.idxs[0])}
 		}
 		e, c, err := p.editTarget(d, i)
 		if err != nil {
@@ -347,7 +352,7 @@ func formatName(st spec.Stamp) string {
 
 func describe(st spec.Stamp) string {
 	if st.Value != "" {
-		return "a value template"
+		return "a format template"
 	}
 	return "the " + st.Format + " format"
 }

@@ -56,26 +56,26 @@ var goldenCases = []struct {
 		"  - {file: values.yaml, key: .networking.JOIN_CIDR, format: digest}\n"},
 	{"split", "  - {file: values.yaml, key: .image, format: split}\n  - {file: values.yaml, key: .sidecar.image, format: split}\n"},
 	{"flow", "  - {file: values.yaml, key: .controller.image.tag}\n  - {file: values.yaml, key: .controller.image.digest, format: digest}\n" +
-		"  - {file: values.yaml, key: '.controller.args[0]', value: '--image={{.Reference}}'}\n"},
-	{"paths", "  - {file: values.yaml, key: .kamaji.image.repository, value: '{{.Registry}}/kamaji'}\n" +
-		"  - {file: values.yaml, key: .kamaji.image.tag, value: '{{.Tag}}'}\n" +
-		"  - {file: values.yaml, key: '.kamaji.extraArgs[0]', value: '--migrate-image={{.Reference}}'}\n" +
+		"  - {file: values.yaml, key: '.controller.args[0]', format: '--image={{.Reference}}'}\n"},
+	{"paths", "  - {file: values.yaml, key: .kamaji.image.repository, format: '{{.Registry}}/kamaji'}\n" +
+		"  - {file: values.yaml, key: .kamaji.image.tag, format: '{{.Tag}}'}\n" +
+		"  - {file: values.yaml, key: '.kamaji.extraArgs[0]', format: '--migrate-image={{.Reference}}'}\n" +
 		"  - {file: values.yaml, key: '.kamaji.\"x-y\"', format: digest}\n" +
 		"  - {file: values.yaml, key: '.a[\"b.c\"]'}\n" +
-		"  - {file: values.yaml, key: .a.number, value: '2'}\n" +
-		"  - {file: values.yaml, key: .a.colon, value: 'tag: {{.Tag}}'}\n" +
+		"  - {file: values.yaml, key: .a.number, format: '2'}\n" +
+		"  - {file: values.yaml, key: .a.colon, format: 'tag: {{.Tag}}'}\n" +
 		"  - {file: values.yaml, key: '.a.list[0].image', format: ref}\n" +
-		"  - {file: values.yaml, key: '.a.list.[1].image', value: '{{.Repository}}'}\n" +
-		"  - {file: values.yaml, key: '.a.list[2][1]', value: '{{.Digest}}'}\n"},
+		"  - {file: values.yaml, key: '.a.list.[1].image', format: '{{.Repository}}'}\n" +
+		"  - {file: values.yaml, key: '.a.list[2][1]', format: '{{.Digest}}'}\n"},
 	{"crlf", "  - {file: values.yaml, key: .image.tag}\n  - {file: values.yaml, key: .image.empty, format: digest}\n"},
 	{"empty", "  - {file: values.yaml, key: .image.tag}\n  - {file: values.yaml, key: .image.digest, format: digest}\n"},
 	// cozystack's kubeovn Makefile: the registry address beside the
 	// tag, a constant repository, several keys of one file.
-	{"registry", "  - {file: values.yaml, key: .global.registry.address, value: '{{.Registry}}'}\n" +
-		"  - {file: values.yaml, key: .global.images.kubeovn.repository, value: 'kubeovn'}\n" +
-		"  - {file: values.yaml, key: .global.images.kubeovn.tag, value: '{{.Tag}}@{{.Digest}}'}\n" +
-		"  - {file: values.yaml, key: .linstor.image.repository, value: '{{.Registry}}/piraeus-server'}\n" +
-		"  - {file: values.yaml, key: '.\"kube-ovn\".image', value: '{{.Reference}}'}\n"},
+	{"registry", "  - {file: values.yaml, key: .global.registry.address, format: '{{.Registry}}'}\n" +
+		"  - {file: values.yaml, key: .global.images.kubeovn.repository, format: 'kubeovn'}\n" +
+		"  - {file: values.yaml, key: .global.images.kubeovn.tag, format: '{{.Tag}}@{{.Digest}}'}\n" +
+		"  - {file: values.yaml, key: .linstor.image.repository, format: '{{.Registry}}/piraeus-server'}\n" +
+		"  - {file: values.yaml, key: '.\"kube-ovn\".image', format: '{{.Reference}}'}\n"},
 }
 
 func TestGolden(t *testing.T) {

@@ -15,25 +15,37 @@ import (
 	"github.com/patchkit/patchkit/internal/txn"
 )
 
-// Write writes every changed file and its stamp record (RecordName, one
-// per directory). It locks, in path order, each target file (an exclusive
-// flock on the inode the path names, so a concurrent stamp that replaced
-// it is waited for and re-read) and each record's directory; it removes
-// temporary files a killed earlier run left, re-reads each file and redoes
-// the edit on what is there now: two stamps of different keys of one file
-// both land. Once every file is edited and checked and every record
-// updated, each new content goes to a temporary file beside its target
-// (same mode and owner, synced); only then are they renamed over the
-// targets, the records last. Nothing is written when any file fails.
+// Write writes every changed file and its stamp record (RecordName, see
+// recordDir). It takes the repository lock (txn.Acquire: a concurrent
+// patchkit that writes the repository is waited for), completes or undoes
+// a write a killed run left in the journal, then locks, in path order,
+// each target file (an exclusive flock on the inode the path names) and
+// each record's directory; it removes temporary files a killed earlier run
+// left, re-reads each file and redoes the edit on what is there now: two
+// stamps of different keys of one file both land. Once every file is
+// edited and checked and every record updated (a record an earlier
+// version left inside a chart is merged and deleted), the files and
+// records are written as one transaction (txn): each new content to a
+// temporary file beside its target (same mode and owner, synced), a
+// journal, then the renames, the records last. Nothing is written when any
+// file fails, and a run killed part-way is completed by the next one.
 // p.Changes is updated to what was written.
 func (p *Plan) Write() error { return p.WriteContext(context.Background()) }
 
 // WriteContext is Write, giving up when ctx ends (SIGINT, SIGTERM) while it
-// waits for a lock, or before the first rename: a cancelled stamp writes
+// waits for a lock, or before the commit point: a cancelled stamp writes
 // nothing.
 func (p *Plan) WriteContext(ctx context.Context) error {
 	p.started = time.Now()
 	p.ctx = ctx
+	lk, err := txn.Acquire(ctx, p.root, p.Waiting)
+	if err != nil {
+		return fmt.Errorf("nothing was written: %w", err)
+	}
+	defer lk.Release()
+	if _, err := txn.RecoverLocked(p.root); err != nil {
+		return err
+	}
 	recs := p.records()
 	held, err := p.lockAll(recs)
 	defer func() {
@@ -44,12 +56,12 @@ func (p *Plan) WriteContext(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	set := txn.New(p.root)
 	var changes []Change
-	var pending []*file
 	for _, f := range p.files {
 		changes = append(changes, f.changes...)
 		if string(f.new) != string(f.old) {
-			pending = append(pending, f)
+			set.Write(f.rel, f.new, f.old)
 		}
 	}
 	for _, r := range recs {
@@ -57,15 +69,25 @@ func (p *Plan) WriteContext(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if changed {
-			pending = append(pending, r.out) // renamed after the values
+		if !changed {
+			continue
+		}
+		if r.absent {
+			set.Create(r.out.rel, r.out.new)
+		} else {
+			set.Write(r.out.rel, r.out.new, r.out.old)
+		}
+		for _, l := range r.legacy {
+			if l.old != nil {
+				set.Delete(l.rel, l.old)
+			}
 		}
 	}
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("cancelled, nothing written: %w", err)
 	}
-	if err := commit(pending); err != nil {
-		return err
+	if _, err := set.CommitLocked(ctx, lk); err != nil {
+		return txn.Explain(err)
 	}
 	p.Changes = changes
 	return nil
@@ -190,59 +212,3 @@ func removeStale(path string, before time.Time) {
 		}
 	}
 }
-
-// commit writes each file's new content to a temporary file beside it,
-// then renames them all over their targets.
-func commit(files []*file) (err error) {
-	temps := make([]string, len(files))
-	defer func() {
-		if err != nil {
-			for _, t := range temps {
-				if t != "" {
-					os.Remove(t)
-				}
-			}
-		}
-	}()
-	for i, f := range files {
-		if temps[i], err = writeTemp(f); err != nil {
-			return fmt.Errorf("writing %s: %w", f.rel, err)
-		}
-	}
-	for i, f := range files {
-		if err = os.Rename(temps[i], f.path); err != nil {
-			return fmt.Errorf("writing %s: %w", f.rel, err)
-		}
-		temps[i] = ""
-		syncDir(filepath.Dir(f.path))
-	}
-	return nil
-}
-
-// writeTemp writes f's new content to a temporary file beside it, with
-// the target's owner and mode, synced.
-func writeTemp(f *file) (name string, err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(f.path), tempPattern(f.path))
-	if err != nil {
-		return "", err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(f.new); err != nil {
-		return "", err
-	}
-	if err = txn.Adopt(tmp, f.path); err != nil {
-		return "", err
-	}
-	if err = tmp.Sync(); err != nil {
-		return "", err
-	}
-	return tmp.Name(), tmp.Close()
-}
-
-// syncDir makes a rename in dir durable; an error only loses durability.
-func syncDir(dir string) { txn.SyncDir(dir) }

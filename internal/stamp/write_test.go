@@ -82,8 +82,8 @@ func TestSplitIntoFlowMappingRefused(t *testing.T) {
 func TestTextTarget(t *testing.T) {
 	tests := []struct{ name, in, stamps, want string }{
 		{"tag@digest", "v0.9.0\n", "  - {file: TAG}\n", "v1.0.0@" + digest + "\n"},
-		{"crlf kept", "v0.9.0\r\n", "  - {file: TAG, kind: text, format: digest}\n", digest + "\r\n"},
-		{"no newline kept", "v0.9.0", "  - {file: TAG, value: '{{.Tag}}'}\n", "v1.0.0"},
+		{"crlf kept", "v0.9.0\r\n", "  - {file: TAG, format: digest}\n", digest + "\r\n"},
+		{"no newline kept", "v0.9.0", "  - {file: TAG, format: '{{.Tag}}'}\n", "v1.0.0"},
 		{"empty", "", "  - {file: TAG, format: ref}\n", value.Scalar(FormatRef) + "\n"},
 	}
 	for _, tt := range tests {
@@ -107,10 +107,10 @@ func TestTextTarget(t *testing.T) {
 
 func TestRegistryRequiredByTemplate(t *testing.T) {
 	root := copyCase(t, "greeter")
-	s := specWith(t, root, "  - {file: values.yaml, key: .image.tag, value: '{{.Registry}}/x'}\n")
+	s := specWith(t, root, "  - {file: values.yaml, key: .image.tag, format: '{{.Registry}}/x'}\n")
 	v := value
 	v.Registry = ""
-	if _, err := Prepare(root, s, v); !diag.IsInput(err) || !strings.Contains(err.Error(), "stamp[0].value: uses {{.Registry}} but no registry is set") {
+	if _, err := Prepare(root, s, v); !diag.IsInput(err) || !strings.Contains(err.Error(), "stamp[0].format: uses {{.Registry}} but no registry is set") {
 		t.Errorf("Prepare() = %v", err)
 	}
 }

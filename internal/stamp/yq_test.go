@@ -106,7 +106,7 @@ func TestTextTargetIsEcho(t *testing.T) {
 	root := t.TempDir()
 	tag := filepath.Join(root, "TAG")
 	os.WriteFile(tag, []byte("v0.9.0\n"), 0o644)
-	if err := stampOnce(t, root, "  - {file: TAG, value: '{{.Tag}}@{{.Digest}}'}\n"); err != nil {
+	if err := stampOnce(t, root, "  - {file: TAG, format: '{{.Tag}}@{{.Digest}}'}\n"); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := os.ReadFile(tag)

@@ -119,7 +119,14 @@ func Clean(p string) error {
 // existing dir is replaced. Temporary trees of killed writers in the same
 // parent are removed first (see tmpTree). Files are written by a few workers at once, since
 // creating thousands of small files is bound by system calls, not by reading.
-func WriteAtomic(dir string, base Walker, changes map[string]*File) (err error) {
+func WriteAtomic(dir string, base Walker, changes map[string]*File) error {
+	return writeAtomic(dir, base, changes, nil)
+}
+
+// writeAtomic is WriteAtomic, calling beforeMove (when not nil) with the
+// complete temporary tree just before it is moved into place; an error
+// from it fails the write, leaving dir untouched.
+func writeAtomic(dir string, base Walker, changes map[string]*File, beforeMove func(tmp string) error) (err error) {
 	parent := path.Dir(strings.TrimRight(dir, "/"))
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return fmt.Errorf("creating %s: %w", parent, err)
@@ -164,6 +171,11 @@ func WriteAtomic(dir string, base Walker, changes map[string]*File) (err error) 
 	}
 	if err != nil {
 		return fmt.Errorf("writing tree: %w", err)
+	}
+	if beforeMove != nil {
+		if err = beforeMove(tmp); err != nil {
+			return err
+		}
 	}
 	old := ""
 	if _, statErr := os.Lstat(dir); statErr == nil {

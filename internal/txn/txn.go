@@ -194,6 +194,16 @@ func (s *Set) Commit(ctx context.Context, o Options) ([]Done, error) {
 		return nil, err
 	}
 	defer lk.Release()
+	return s.CommitLocked(ctx, lk)
+}
+
+// CommitLocked is Commit for a caller that already holds lk, the
+// repository lock (taken with Acquire before it read the files, as stamp
+// does to re-read them under the lock). It does not release lk.
+func (s *Set) CommitLocked(ctx context.Context, lk *Lock) ([]Done, error) {
+	if lk == nil || lk.f == nil {
+		return nil, errors.New("txn: CommitLocked without the repository lock")
+	}
 	if _, err := recoverLocked(s.root); err != nil {
 		return nil, err
 	}
@@ -454,6 +464,9 @@ func Recover(ctx context.Context, root string) (*Recovered, error) {
 	defer lk.Release()
 	return recoverLocked(root)
 }
+
+// RecoverLocked is Recover for a caller that holds root's lock.
+func RecoverLocked(root string) (*Recovered, error) { return recoverLocked(root) }
 
 func recoverLocked(root string) (*Recovered, error) {
 	jpath := JournalPath(root)

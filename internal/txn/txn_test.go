@@ -146,3 +146,35 @@ func TestLockCancelled(t *testing.T) {
 		t.Errorf("Commit() while the lock is held and the context ends = %v (waited %v), want an error and nothing written", err, waited)
 	}
 }
+
+// TestCommitLocked: a caller that holds the lock commits under it (a
+// second Acquire would wait on its own lock), completing a journal a
+// killed run left first; without the lock it is refused, nothing written.
+func TestCommitLocked(t *testing.T) {
+	root := repo(t, map[string]string{"a": "a0"})
+	s := New(root)
+	s.Write("a", []byte("a1"), []byte("a0"))
+	if _, err := s.CommitLocked(context.Background(), nil); err == nil || read(t, root, "a") != "a0" {
+		t.Fatalf("CommitLocked(nil) = %v, a = %q; want an error and nothing written", err, read(t, root, "a"))
+	}
+	lk, err := Acquire(context.Background(), root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lk.Release()
+	// A journal left by a killed run that had reached its commit point.
+	os.WriteFile(filepath.Join(root, ".b.tmp-x"), []byte("b1"), 0o644)
+	j := journal{Version: 1, State: stateCommit, Ops: []journalOp{{Path: "b", Tmp: ".b.tmp-x", Old: "", New: sum([]byte("b1"))}}}
+	if err := writeJournal(JournalPath(root), j); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CommitLocked(context.Background(), lk); err != nil {
+		t.Fatal(err)
+	}
+	if read(t, root, "a") != "a1" || read(t, root, "b") != "b1" {
+		t.Errorf("a = %q, b = %q; want a1 and the journal completed (b1)", read(t, root, "a"), read(t, root, "b"))
+	}
+	if _, err := os.Stat(JournalPath(root)); !os.IsNotExist(err) {
+		t.Errorf("the journal stayed: %v", err)
+	}
+}

@@ -9,12 +9,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/go-git/go-git/v5/config"
+
+	"github.com/patchkit/patchkit/internal/untrusted"
 )
 
 // gitFetch runs the git CLI's fetch of specs from the upstream into the bare
@@ -181,20 +181,8 @@ func (t *tailBuffer) String() string {
 	return strings.Join(out, "; ")
 }
 
-var ansiRE = regexp.MustCompile(`\x1b\[[0-9;?]*[A-Za-z]`)
-
-// cleanSideband drops what git's sideband output carries besides text: the
-// terminal escapes of "remote:" lines (ESC[K), other control characters,
-// U+FFFD and the invalid UTF-8 a cut through a character leaves.
-func cleanSideband(line string) string {
-	line = ansiRE.ReplaceAllString(strings.ToValidUTF8(line, ""), "")
-	return strings.Map(func(r rune) rune {
-		if r == utf8.RuneError || r < 0x20 && r != '\t' || r == 0x7f {
-			return -1
-		}
-		return r
-	}, line)
-}
+// cleanSideband is untrusted.Sideband: the text of a sideband line.
+func cleanSideband(line string) string { return untrusted.Sideband(line) }
 
 // scrubWriter removes the urls' credentials from what it passes on.
 type scrubWriter struct {

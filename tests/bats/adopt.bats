@@ -99,22 +99,38 @@ UNITS="kubeovn piraeus-server linstor-csi kilo kamaji"
 @test "init reads the recipe's yq stamps; verify tells a digest from another series apart" {
   pkm init || true
   spec=$ROOT/packages/system/kamaji/images/kamaji/patchkit.yaml
-  run grep -c 'value: --migrate-image={{.Reference}}' "$spec"
+  run grep -c 'format: --migrate-image={{.Reference}}' "$spec"
   assert_output 1
   # The committed digest predates patchkit: unknown provenance, a warning.
   run pkm verify kamaji
   assert_success
   assert_output --partial "unknown provenance"
   d=sha256:$(printf '%064d' 7)
+  # The package is a Helm chart: the stamp record must stay out of it.
+  printf 'apiVersion: v2\nname: kamaji\nversion: 0.1.0\n' >"$ROOT/packages/system/kamaji/Chart.yaml"
   REGISTRY=ghcr.io/o IMAGE_TAG=v1.2.3 run pkm stamp kamaji --digest "$d"
   assert_success
   run cat "$ROOT/packages/system/kamaji/values.yaml"
   assert_line "    - --migrate-image=ghcr.io/o/kamaji:v1.2.3@$d"
   assert_line "    repository: ghcr.io/o/kamaji"
-  [ -s "$ROOT/packages/system/kamaji/.patchkit-stamps.json" ]
+  [ ! -e "$ROOT/packages/system/kamaji/.patchkit-stamps.json" ]
+  run grep -c '"file": "kamaji/values.yaml"' "$ROOT/packages/system/.patchkit-stamps.json"
+  assert_output 3
   run pkm verify kamaji
   assert_success
   refute_output --partial "unknown provenance"
+  # A record an earlier patchkit left inside the chart is still read, and
+  # the next stamp moves it out.
+  sed 's|"kamaji/values.yaml"|"values.yaml"|' "$ROOT/packages/system/.patchkit-stamps.json" >"$ROOT/packages/system/kamaji/.patchkit-stamps.json"
+  rm "$ROOT/packages/system/.patchkit-stamps.json"
+  run pkm verify kamaji
+  assert_success
+  refute_output --partial "unknown provenance"
+  REGISTRY=ghcr.io/o IMAGE_TAG=v1.2.3 run pkm stamp kamaji --digest "$d"
+  assert_success
+  [ ! -e "$ROOT/packages/system/kamaji/.patchkit-stamps.json" ]
+  run grep -c '"file": "kamaji/values.yaml"' "$ROOT/packages/system/.patchkit-stamps.json"
+  assert_output 3
   # The series changes after the stamp: stale, naming the patch.
   printf '%s\n' "diff --git a/NEW b/NEW" "new file mode 100644" "--- /dev/null" "+++ b/NEW" "@@ -0,0 +1 @@" "+x" \
     >"$ROOT/packages/system/kamaji/images/kamaji/patches/zz-new.diff"
@@ -122,7 +138,7 @@ UNITS="kubeovn piraeus-server linstor-csi kilo kamaji"
   assert_success
   assert_output --partial "since then: added zz-new.diff"
   # stale: fail makes it a failure.
-  sed -i 's|^    value: --migrate-image=.*|&\n    stale: fail|' "$spec"
+  sed -i 's|^    format: --migrate-image=.*|&\n    stale: fail|' "$spec"
   run pkm verify kamaji
   assert_failure 1
   assert_output --partial "since then: added zz-new.diff"

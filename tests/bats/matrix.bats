@@ -221,3 +221,24 @@ patchkit: packages/system/kubeovn/images/kubeovn: selected by packages/system/ku
   assert_success
   assert_output '["packages/apps/http-cache","packages/system/kamaji"]'
 }
+
+@test "a deprecated spec spelling is read, with one warning naming file and line; one that contradicts its replacement is exit 2" {
+  bats_require_minimum_version 1.5.0
+  rm -r "$MONO/images/orphan"
+  spec alpha 'build:
+  dockerfile: shared/Dockerfile.alpha
+  target: builder
+'
+  run --separate-stderr "$PATCHKIT" --root "$MONO" matrix FULL
+  assert_success
+  assert_output '["images/alpha","images/beta"]'
+  [ "$stderr" = "patchkit: warning: images/alpha/patchkit.yaml:7: build.target is the Dockerfile stage to build (--target): write stage (deprecated)" ]
+  spec alpha 'build:
+  dockerfile: shared/Dockerfile.alpha
+  stage: builder
+  target: tester
+'
+  run --separate-stderr "$PATCHKIT" --root "$MONO" matrix FULL
+  assert_failure 2
+  [[ $stderr == *"images/alpha/patchkit.yaml:8: build.target: conflicts with build.stage on line 7: write only stage"* ]]
+}

@@ -40,6 +40,11 @@ setup() {
   run pk upgrade greeter
   assert_success
   assert_output --partial "no newer upstream release"
+  # up to date is JSON too with -o json
+  run pk upgrade greeter -o json
+  assert_success
+  run json_get '[j.image, j.ok, j.upToDate, j.message.startsWith("no newer upstream release")].join(" ")' <<<"$output"
+  assert_output "greeter true true true"
 }
 
 @test "upgrade -o json: the pin, the fates and the gate" {
@@ -82,6 +87,59 @@ skip: no patch is in the text patchkit writes"
   cp -R "$ROOT" "$BATS_TEST_TMPDIR/before"
   run pk upgrade greeter --to v9.9.9
   assert_failure 2
+  run diff -r "$BATS_TEST_TMPDIR/before" "$ROOT"
+  assert_success
+}
+
+@test "upgrade -o github: annotations only, never the text" {
+  run pk upgrade greeter -o github --dry-run
+  assert_success
+  assert_line --regexp '^::notice file=patches/greeter/0001-greet-world.diff,title=patchkit upgrade%3A dropped::0001-greet-world.diff: .*87c8eb0d69c4'
+  assert_line --regexp '^::notice title=patchkit upgrade::greeter: v1.0.0 \([0-9a-f]{12}\) -> v1.1.0 \([0-9a-f]{12}\) in images/greeter/patchkit.yaml: ok \(dry run: nothing was written\)$'
+  # every line is a workflow command: no text fell through
+  run grep -vc '^::' <<<"$output"
+  assert_output "0"
+}
+
+@test "refresh -o markdown and -o github: its own forms, not the text" {
+  sed -i 's|^patches: patches/greeter$|patches: {dir: patches/greeter, canonical: true}|' "$ROOT/images/greeter/patchkit.yaml"
+  cp -R "$ROOT" "$BATS_TEST_TMPDIR/before"
+  run pk refresh greeter -o markdown
+  assert_success
+  assert_line '### patchkit refresh `greeter` at `v1.0.0`'
+  assert_line '| `patches/greeter/0002-shout-trims.diff` | yes |'
+  assert_line '| `patches/greeter/0001-greet-world.diff` | yes |'
+  assert_line 'greeter: 2 of 2 patches rewritten canonically at v1.0.0.'
+  # written once: the second run rewrites nothing, and says so as annotations
+  run pk refresh greeter -o github
+  assert_success
+  assert_output '::notice title=patchkit refresh::greeter: 0 of 2 patches rewritten canonically at v1.0.0'
+}
+
+@test "upgrade of a chart unit -o github or markdown: exit 2 before anything is fetched" {
+  mkdir -p "$ROOT/charts/x"
+  printf 'kind: ConfigMap\n' > "$ROOT/charts/x/x.yaml"
+  cat > "$ROOT/patchkit-charts.yaml" <<'YAML'
+charts:
+  - dir: ./charts/x
+    upstream:
+      url: http://127.0.0.1:9/{version}/x.yaml
+    version: 1.0.0
+    series:
+      tool: patch
+      args: -p1
+      patches: []
+YAML
+  cp -R "$ROOT" "$BATS_TEST_TMPDIR/before"
+  for f in github markdown; do
+    run "$PATCHKIT" --root "$ROOT" --cache-dir "$CACHE" --offline upgrade charts/x --to 1.1.0 -o "$f"
+    assert_failure 2
+    assert_line "patchkit: upgrade of a chart unit: -o $f is not supported; use text or json"
+  done
+  # text gets as far as the fetch (refused offline): the refusal came first
+  run "$PATCHKIT" --root "$ROOT" --cache-dir "$CACHE" --offline upgrade charts/x --to 1.1.0
+  assert_failure 2
+  assert_output "patchkit: offline: fetching http://127.0.0.1:9/1.1.0/x.yaml needs the network"
   run diff -r "$BATS_TEST_TMPDIR/before" "$ROOT"
   assert_success
 }

@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-containerregistry/pkg/name"
@@ -86,11 +87,19 @@ spec:
 // HelmRepo is a Helm repository: a directory of chart archives and
 // index.yaml, served by a real HTTP server on loopback.
 type HelmRepo struct {
-	URL    string
-	Dir    string
-	charts map[string][]helmEntry
-	srv    *httptest.Server
+	URL      string
+	Dir      string
+	charts   map[string][]helmEntry
+	srv      *httptest.Server
+	requests atomic.Int64 // every request served
+	archives atomic.Int64 // requests for a .tgz or an asset (anything but index.yaml)
 }
+
+// Requests is how many requests the server has answered.
+func (r *HelmRepo) Requests() int { return int(r.requests.Load()) }
+
+// Downloads is how many of them asked for an archive or an asset (not index.yaml).
+func (r *HelmRepo) Downloads() int { return int(r.archives.Load()) }
 
 type helmEntry struct{ version, file, digest string }
 
@@ -98,7 +107,14 @@ type helmEntry struct{ version, file, digest string }
 func NewHelmRepo(tb testing.TB) *HelmRepo {
 	tb.Helper()
 	r := &HelmRepo{Dir: tb.TempDir(), charts: map[string][]helmEntry{}}
-	r.srv = httptest.NewServer(http.FileServer(http.Dir(r.Dir)))
+	files := http.FileServer(http.Dir(r.Dir))
+	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		r.requests.Add(1)
+		if !strings.HasSuffix(req.URL.Path, "/index.yaml") {
+			r.archives.Add(1)
+		}
+		files.ServeHTTP(w, req)
+	}))
 	tb.Cleanup(r.srv.Close)
 	r.URL = r.srv.URL + "/charts"
 	os.MkdirAll(filepath.Join(r.Dir, "charts"), 0o755)

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/patchkit/patchkit/internal/gittest"
 )
 
 // Monorepo is a cozystack-shaped repository with four packages, one per
@@ -18,9 +20,10 @@ import (
 type Monorepo struct {
 	Root      string
 	Helm      *HelmRepo
-	Registry  string // host:port of the OCI registry
-	Git       string // the git upstream's directory (its URL is https://github.com/kubeovn/kube-ovn, rewritten by GIT_CONFIG_GLOBAL)
-	GitConfig string // a git config file with the insteadOf rule; set GIT_CONFIG_GLOBAL to it
+	Registry  string        // host:port of the OCI registry
+	Git       string        // the git upstream's directory (its URL is https://github.com/kubeovn/kube-ovn, rewritten by GIT_CONFIG_GLOBAL)
+	GitRepo   *gittest.Repo // the same, to add releases to
+	GitConfig string        // a git config file with the insteadOf rule; set GIT_CONFIG_GLOBAL to it
 	Assets    *HelmRepo
 }
 
@@ -55,7 +58,7 @@ func NewMonorepo(tb testing.TB, registry string) *Monorepo {
 		kv["v"+v] = f
 	}
 	git := GitUpstream(tb, "charts/kube-ovn", kv, []string{"v" + KubeovnPrevious, "v" + KubeovnVersion})
-	m.Git = git.Dir
+	m.Git, m.GitRepo = git.Dir, git
 	m.GitConfig = filepath.Join(tb.TempDir(), "gitconfig")
 	os.WriteFile(m.GitConfig, []byte(fmt.Sprintf("[url %q]\n\tinsteadOf = %s\n", git.URL(), kubeovnUpstreamURL)), 0o644)
 	m.Assets = NewHelmRepo(tb)

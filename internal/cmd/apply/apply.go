@@ -13,7 +13,6 @@ import (
 	"github.com/patchkit/patchkit/internal/diag"
 	"github.com/patchkit/patchkit/internal/pipeline"
 	"github.com/patchkit/patchkit/internal/report"
-	"github.com/patchkit/patchkit/internal/tree"
 	"github.com/patchkit/patchkit/internal/untrusted"
 )
 
@@ -48,7 +47,8 @@ directory (or checked, with --check), and one unit that cannot be (its
 upstream cannot be fetched) is reported on its own: the run exits with the
 worst status.
 
-The tree carries a ` + "`" + MarkerFile + "`" + ` file saying patchkit wrote it. --out
+The tree is exactly the patched upstream: a hidden ` + "`" + MarkerFile + "`" + ` file
+beside it (NAME is the directory's name) records that patchkit wrote it. --out
 replaces only a new or empty directory, or one patchkit wrote (with --force,
 since it may have been edited since; the default directory needs no
 --force). It never replaces a directory that holds the repository root or the
@@ -101,7 +101,7 @@ func run(ctx context.Context, opts *Options, format report.Format, env pipeline.
 			target.Dir = filepath.Join(env.Root, fmt.Sprintf(DefaultOut, name))
 		}
 		if !opts.Check {
-			if err := target.check(); err != nil {
+			if err := target.Check(); err != nil {
 				return report.Apply{}, err
 			}
 		}
@@ -145,7 +145,7 @@ func applyImage(im *pipeline.Image, check bool, target outTarget) (report.Apply,
 		Patches:  res.Patches,
 	}
 	if res.OK && !check {
-		if err := tree.WriteAtomic(target.Dir, src, withMarker(res.Changes)); err != nil {
+		if err := target.Write(src, res.Changes); err != nil {
 			return report.Apply{}, fmt.Errorf("writing patched tree: %w", err)
 		}
 		out.Out = target.Dir

@@ -135,10 +135,17 @@ func TestOutReplaces(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(empty, "edited.txt")); !os.IsNotExist(err) {
 		t.Errorf("--force kept the old tree's edited.txt: %v", err)
 	}
-	for _, p := range []string{"greet.txt", "tool.sh", ".patchkit-out"} {
+	for _, p := range []string{"greet.txt", "tool.sh"} {
 		if _, err := os.Stat(filepath.Join(empty, p)); err != nil {
 			t.Errorf("the replaced tree lacks %s: %v", p, err)
 		}
+	}
+	// The ownership record is beside the tree, never in it.
+	if _, err := os.Stat(filepath.Join(empty, ".patchkit-out")); !os.IsNotExist(err) {
+		t.Errorf("the tree holds a .patchkit-out marker: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(empty), ".empty.patchkit-out")); err != nil {
+		t.Errorf("no ownership record beside the tree: %v", err)
 	}
 	for run := 1; run <= 2; run++ {
 		if code, _, errOut := f.run(t, "apply", "img"); code != 0 {
@@ -149,8 +156,12 @@ func TestOutReplaces(t *testing.T) {
 		t.Errorf("default out: %v", err)
 	}
 	entries, _ := os.ReadDir(filepath.Join(f.root, "_output/img"))
-	if len(entries) != 1 {
-		t.Errorf("_output/img holds %d entries, want only src (no temporary tree left)", len(entries))
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if strings.Join(names, " ") != ".src.patchkit-out src" {
+		t.Errorf("_output/img holds %v, want only src and its ownership record (no temporary tree left)", names)
 	}
 }
 
@@ -183,5 +194,40 @@ func TestOutModes(t *testing.T) {
 				t.Errorf("tool.sh = %v, %v; want an executable", st, err)
 			}
 		})
+	}
+}
+
+// TestOutLegacyMarker: a tree an earlier version wrote (the .patchkit-out
+// marker inside it) is still patchkit's: the default directory is replaced,
+// and the new tree carries no marker; its ownership record is beside it.
+// A default directory with neither is refused, untouched.
+func TestOutLegacyMarker(t *testing.T) {
+	f := newFixture(t)
+	src := filepath.Join(f.root, "_output", "img", "src")
+	os.MkdirAll(src, 0o755)
+	os.WriteFile(filepath.Join(src, ".patchkit-out"), []byte("written by an earlier patchkit\n"), 0o644)
+	os.WriteFile(filepath.Join(src, "stale.txt"), []byte("old tree\n"), 0o644)
+	if code, _, errOut := f.run(t, "apply", "img"); code != 0 {
+		t.Fatalf("apply over a legacy-marked default tree = %d\n%s", code, errOut)
+	}
+	for p, want := range map[string]bool{"greet.txt": true, "stale.txt": false, ".patchkit-out": false} {
+		if _, err := os.Stat(filepath.Join(src, p)); (err == nil) != want {
+			t.Errorf("after the migration, %s exists = %v, want %v", p, err == nil, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(f.root, "_output", "img", ".src.patchkit-out")); err != nil {
+		t.Errorf("no ownership record after the migration: %v", err)
+	}
+	// The same directory, recreated by hand: the record names the tree
+	// patchkit wrote, not this one.
+	os.RemoveAll(src)
+	os.MkdirAll(src, 0o755)
+	os.WriteFile(filepath.Join(src, "mine.txt"), []byte("mine\n"), 0o644)
+	before := snapshot(t, f.root)
+	if code, _, errOut := f.run(t, "apply", "img"); code != 2 || !strings.Contains(errOut, "patchkit did not write it") {
+		t.Errorf("apply over a hand-made default tree = %d, %q; want 2, refused", code, errOut)
+	}
+	if after := snapshot(t, f.root); after != before {
+		t.Errorf("a refused run changed files:\nbefore %s\nafter  %s", before, after)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/patchkit/patchkit/internal/diag"
 	"github.com/patchkit/patchkit/internal/pipeline"
 	"github.com/patchkit/patchkit/internal/report"
+	"github.com/patchkit/patchkit/internal/spec"
 )
 
 // Options are the flags and dependencies of `patchkit backport`.
@@ -62,6 +63,16 @@ applying, in glob order, each file or, for a reference, the output of
 
 func run(ctx context.Context, opts *Options, format report.Format, env pipeline.Env) error {
 	f := opts.Factory
+	// The patch files as they are before the series is read: the write is
+	// refused if they change meanwhile.
+	s, err := spec.Load(env.Root, opts.Image)
+	if err != nil {
+		return err
+	}
+	listed, err := backportstage.ListPatches(filepath.Join(env.Root, filepath.FromSlash(s.Patches)))
+	if err != nil {
+		return err
+	}
 	r := f.Runner(env)
 	r.EmptySeries = true // the first backport of a unit makes its patch directory
 	out, err := pipeline.One(ctx, r, opts.Image, func(ctx context.Context, im *pipeline.Image) (report.Backport, error) {
@@ -69,7 +80,7 @@ func run(ctx context.Context, opts *Options, format report.Format, env pipeline.
 		added, err := backportstage.Add(ctx, backportstage.Request{
 			Cache: im.Cache, RepoURL: s.Upstream.URL, Display: s.Patches, Existing: im.Patches,
 			Rev: opts.Commit, PinCommit: im.Commit, Slug: opts.Name, Reference: opts.Reference,
-		}, filepath.Join(env.Root, filepath.FromSlash(s.Patches)), f.Offline)
+		}, backportstage.Into{Root: env.Root, Listed: listed, Txn: f.Txn(), Offline: f.Offline})
 		if err != nil {
 			return report.Backport{}, err
 		}

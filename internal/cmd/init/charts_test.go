@@ -82,6 +82,24 @@ func TestInitChartsThenVerify(t *testing.T) {
 		t.Fatalf("verify after init: exit %d, %d results\n%+v\n%s", code, len(res), res, errOut)
 	}
 
+	// Warm: the chart cache holds every archive, so neither a second run
+	// nor an --offline one asks the Helm repository or the asset server.
+	served := m.Helm.Requests() + m.Assets.Requests()
+	if code, res, errOut := verify(); code != 0 || len(res) != 4 {
+		t.Fatalf("warm verify: exit %d, %d results\n%s", code, len(res), errOut)
+	}
+	code, out, errOut = run(t, "verify", "--root", m.Root, "--cache-dir", cache, "--offline")
+	if code != 0 || strings.Count(out, ": ok (") != 4 {
+		t.Fatalf("verify --offline, warm: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if n := m.Helm.Requests() + m.Assets.Requests() - served; n != 0 {
+		t.Errorf("warm verify runs made %d requests, want 0", n)
+	}
+	cold := []string{"verify", "--root", m.Root, "--cache-dir", filepath.Join(t.TempDir(), "cold"), "--offline", "packages/system/reloader/charts/reloader"}
+	if code, out, errOut := run(t, cold...); code != 2 || !strings.Contains(errOut, "is not in the chart cache") {
+		t.Errorf("verify --offline, cold: exit %d, want 2 naming the chart cache\n%s\n%s", code, out, errOut)
+	}
+
 	// obsolete-check on the chart units: the releases after each pin.
 	code, out, errOut = run(t, "obsolete-check", "--root", m.Root, "--cache-dir", cache, "-o", "json")
 	var obs []struct {
@@ -108,6 +126,11 @@ func TestInitChartsThenVerify(t *testing.T) {
 	}
 	if seen["packages/system/reloader/charts/reloader"] != charttest.ReloaderNext || seen["packages/system/robotlb/charts/robotlb"] != charttest.RobotlbNext {
 		t.Errorf("obsolete-check refs = %v, want the Helm and OCI releases after the pins", seen)
+	}
+	// --offline: the same report, from the listings and archives the chart cache kept.
+	served = m.Helm.Requests()
+	if code, off, errOut := run(t, "obsolete-check", "--root", m.Root, "--cache-dir", cache, "--offline", "-o", "json"); code != 0 || off != out || m.Helm.Requests() != served {
+		t.Errorf("obsolete-check --offline: exit %d, %d requests, same report %v\n%s\n%s", code, m.Helm.Requests()-served, off == out, off, errOut)
 	}
 
 	for _, tc := range []struct {
@@ -185,5 +208,126 @@ func TestUpgradeChartUnit(t *testing.T) {
 	}
 	if code, out, errOut := run(t, "verify", "--root", m.Root, "--cache-dir", cache, "packages/system/reloader/charts/reloader"); code != 0 {
 		t.Fatalf("verify after upgrade: exit %d\n%s\n%s", code, out, errOut)
+	}
+}
+
+// TestUpgradeChartDropsLanded: through the CLI, a chart release that
+// carries the reloader's patch drops it (the file, the spec entry, the
+// Makefile line), names the image unit built from the chart's old
+// appVersion, and verify passes after; a second upgrade says up to date.
+func TestUpgradeChartDropsLanded(t *testing.T) {
+	reg := imagetest.StartRegistry(t)
+	m := charttest.NewMonorepo(t, reg.Addr)
+	t.Setenv("GIT_CONFIG_GLOBAL", m.GitConfig)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	cache := filepath.Join(t.TempDir(), "cache")
+	if code, out, errOut := run(t, "init", "--root", m.Root); code != 0 {
+		t.Fatalf("init: exit %d\n%s\n%s", code, out, errOut)
+	}
+	charttest.WriteFiles(t, m.Root, map[string]string{
+		"packages/system/reloader/images/reloader/patchkit.yaml": "upstream: {url: https://github.com/stakater/Reloader, ref: v1.3.0}\npatches: patches\nimage: {repository: reloader, tag: v1.3.0}\n",
+		"packages/system/reloader/images/reloader/patches/.keep": "",
+	})
+	carried := charttest.ChartFiles("reloader", "2.2.0", "v1.3.2")
+	carried["templates/deployment.yaml"] = strings.Replace(carried["templates/deployment.yaml"], "          livenessProbe:", "          startupProbe:\n            httpGet:\n              path: /healthz\n              port: 8080\n          livenessProbe:", 1)
+	m.Helm.Add(t, "reloader", "2.2.0", charttest.Tgz(t, "reloader", carried))
+	unit := "packages/system/reloader/charts/reloader"
+	code, out, errOut := run(t, "upgrade", "--root", m.Root, "--cache-dir", cache, unit)
+	for _, want := range []string{
+		"moved " + charttest.ReloaderVersion + " -> 2.2.0",
+		"  dropped: packages/system/reloader/patches/deployment-startup-probe.diff (2.2.0 carries it: it reverse-applies there)\n",
+		"  also: image unit packages/system/reloader/images/reloader is built from v1.3.0, the chart's appVersion v1.3.0: move it and carry its series with `patchkit upgrade packages/system/reloader/images/reloader --to v1.3.2`\n",
+	} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Fatalf("upgrade: exit %d, want %q in\n%s\n%s", code, want, out, errOut)
+		}
+	}
+	if _, err := os.Stat(m.Pkg("reloader", "patches/deployment-startup-probe.diff")); !os.IsNotExist(err) {
+		t.Errorf("the dropped patch is still there (%v)", err)
+	}
+	if code, out, errOut := run(t, "verify", "--root", m.Root, "--cache-dir", cache, unit); code != 0 {
+		t.Fatalf("verify after upgrade: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if code, out, _ := run(t, "upgrade", "--root", m.Root, "--cache-dir", cache, unit); code != 0 || !strings.Contains(out, "no newer upstream release") {
+		t.Errorf("second upgrade: exit %d\n%s", code, out)
+	}
+}
+
+// TestUpgradeChartThenImage: the kube-ovn chart unit is linked to the
+// image unit built from the same upstream. Upgrading the chart to 1.15.11
+// names the image unit with the command that moves its pin; that command
+// moves the Dockerfile's TAG (and the chart's appVersion, already there),
+// after which both units verify at 1.15.11.
+func TestUpgradeChartThenImage(t *testing.T) {
+	reg := imagetest.StartRegistry(t)
+	m := charttest.NewMonorepo(t, reg.Addr)
+	t.Setenv("GIT_CONFIG_GLOBAL", m.GitConfig)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	cache := filepath.Join(t.TempDir(), "cache")
+	charttest.WriteFiles(t, m.Root, map[string]string{
+		"packages/system/kubeovn/images/kubeovn/patchkit.yaml": "upstream:\n  url: https://github.com/kubeovn/kube-ovn\n  ref:\n    dockerfile-arg: TAG\n" +
+			"  versions:\n    - file: ../../charts/kube-ovn/Chart.yaml\n      key: .appVersion\n      spelling: bare\npatches: ./patches\n",
+		"packages/system/kubeovn/images/kubeovn/patches/.keep": "",
+	})
+	if code, out, errOut := run(t, "init", "--root", m.Root); code != 0 {
+		t.Fatalf("init: exit %d\n%s\n%s", code, out, errOut)
+	}
+	next := charttest.ChartFiles("kube-ovn", "v1.15.11", "1.15.11")
+	next["templates/ovn-CR.yaml"] = "kind: ClusterRole\nrules:\n  - apiGroups: [\"kubeovn.io\"]\n    resources: [\"vpcs\", \"subnets\"] # 1.15.11\n"
+	next["values.yaml"] = charttest.ChartFiles("kube-ovn", "v"+charttest.KubeovnVersion, charttest.KubeovnVersion)["values.yaml"] // the mtu patch's context
+	for p, c := range next {
+		m.GitRepo.Write("charts/kube-ovn/"+p, c)
+	}
+	m.GitRepo.Commit("release v1.15.11")
+	m.GitRepo.Tag("v1.15.11")
+
+	chartDir, imageDir := "packages/system/kubeovn/charts/kube-ovn", "packages/system/kubeovn/images/kubeovn"
+	code, out, errOut := run(t, "upgrade", "--root", m.Root, "--cache-dir", cache, chartDir)
+	also := "  also: image unit " + imageDir + " is built from v1.15.10, the chart's version 1.15.10: move it and carry its series with `patchkit upgrade " + imageDir + " --to v1.15.11`\n"
+	if code != 0 || !strings.Contains(out, "moved 1.15.10 -> 1.15.11") || !strings.Contains(out, also) {
+		t.Fatalf("chart upgrade: exit %d, want %q in\n%s\n%s", code, also, out, errOut)
+	}
+	if code, out, errOut := run(t, "upgrade", "--root", m.Root, "--cache-dir", cache, imageDir, "--to", "v1.15.11"); code != 0 {
+		t.Fatalf("image upgrade: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if b, _ := os.ReadFile(m.Pkg("kubeovn", "images/kubeovn/Dockerfile")); !strings.Contains(string(b), "ARG TAG=v1.15.11\n") {
+		t.Errorf("Dockerfile after the image upgrade:\n%s", b)
+	}
+	code, out, errOut = run(t, "verify", "--root", m.Root, "--cache-dir", cache, chartDir, "-o", "json")
+	if code != 0 || !strings.Contains(out, `"check": "chart-pin"`) || strings.Contains(out, `"status": "warn"`) {
+		t.Errorf("verify of the chart after both upgrades: exit %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, errOut = run(t, "verify", "--root", m.Root, "--cache-dir", cache, imageDir)
+	if code != 0 || !strings.Contains(out, "pass versions         packages/system/kubeovn/charts/kube-ovn/Chart.yaml:4 holds 1.15.11 (.appVersion)") {
+		t.Errorf("verify of the image after both upgrades: exit %d\n%s\n%s", code, out, errOut)
+	}
+}
+
+// TestRevendorWithUpgrade: CHART_VERSION raised by hand without
+// re-vendoring fails verify, which names the upgrade that re-vendors it;
+// running it makes verify pass.
+func TestRevendorWithUpgrade(t *testing.T) {
+	reg := imagetest.StartRegistry(t)
+	m := charttest.NewMonorepo(t, reg.Addr)
+	t.Setenv("GIT_CONFIG_GLOBAL", m.GitConfig)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	cache := filepath.Join(t.TempDir(), "cache")
+	if code, out, errOut := run(t, "init", "--root", m.Root); code != 0 {
+		t.Fatalf("init: exit %d\n%s\n%s", code, out, errOut)
+	}
+	p := m.Pkg("reloader", "Makefile")
+	b, _ := os.ReadFile(p)
+	os.WriteFile(p, []byte(strings.Replace(string(b), "CHART_VERSION="+charttest.ReloaderVersion, "CHART_VERSION="+charttest.ReloaderNext, 1)), 0o644)
+	unit := "packages/system/reloader/charts/reloader"
+	hint := "patchkit upgrade " + unit + " --to " + charttest.ReloaderNext
+	if code, out, _ := run(t, "verify", "--root", m.Root, "--cache-dir", cache, unit); code != 1 || !strings.Contains(out, hint) {
+		t.Fatalf("verify: exit %d, want 1 naming %q\n%s", code, hint, out)
+	}
+	args := append(strings.Fields(hint)[1:], "--root", m.Root, "--cache-dir", cache)
+	if code, out, errOut := run(t, args...); code != 0 || !strings.Contains(out, unit+": re-vendored at "+charttest.ReloaderNext+"\n") {
+		t.Fatalf("%s: exit %d\n%s\n%s", hint, code, out, errOut)
+	}
+	if code, out, errOut := run(t, "verify", "--root", m.Root, "--cache-dir", cache, unit); code != 0 {
+		t.Fatalf("verify after the upgrade: exit %d\n%s\n%s", code, out, errOut)
 	}
 }

@@ -124,9 +124,9 @@ func TestInitAdoptsMonorepo(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range []string{
-		"  - file: ../../values.yaml  # packages/system/kamaji/Makefile:6\n    key: .kamaji.image.repository\n    value: '{{.Registry}}/kamaji'\n",
-		"    key: .kamaji.image.tag\n    value: '{{.Tag}}@{{.Digest}}'\n",
-		"    key: .kamaji.extraArgs[0]\n    value: --migrate-image={{.Reference}}\n",
+		"  - file: ../../values.yaml  # packages/system/kamaji/Makefile:6\n    key: .kamaji.image.repository\n    format: '{{.Registry}}/kamaji'\n",
+		"    key: .kamaji.image.tag\n    format: '{{.Tag}}@{{.Digest}}'\n",
+		"    key: .kamaji.extraArgs[0]\n    format: --migrate-image={{.Reference}}\n",
 		"image:\n  repository: kamaji  #",
 	} {
 		if !strings.Contains(string(kamaji), s) {

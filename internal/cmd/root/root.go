@@ -2,6 +2,8 @@
 package root
 
 import (
+	"fmt"
+
 	"github.com/spf13/cobra"
 
 	"github.com/patchkit/patchkit/internal/cmd/apply"
@@ -18,6 +20,7 @@ import (
 	"github.com/patchkit/patchkit/internal/cmd/upgrade"
 	"github.com/patchkit/patchkit/internal/cmd/verify"
 	"github.com/patchkit/patchkit/internal/cmdutil"
+	"github.com/patchkit/patchkit/internal/diag"
 )
 
 // Version is set at build time with -ldflags "-X .../root.Version=...".
@@ -42,6 +45,8 @@ text from servers never becomes a CI workflow command.`,
 	}
 	cmd.SetOut(f.IO.Out)
 	cmd.SetErr(f.IO.ErrOut)
+	// deprecation notes of the files a run reads (a spec's old spellings)
+	diag.SetNotes(func(n diag.Note) { fmt.Fprintln(f.IO.ErrOut, "patchkit: warning: "+n.String()) })
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &cmdutil.UsageError{Err: err}
 	})

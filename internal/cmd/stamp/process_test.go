@@ -127,7 +127,7 @@ func TestConcurrentStampsLoseNothing(t *testing.T) {
 	if lost > 0 {
 		t.Errorf("%d of %d rounds lost a stamp", lost, rounds)
 	}
-	if left, _ := filepath.Glob(filepath.Join(root, "shared", ".values.yaml.patchkit-*")); len(left) > 0 {
+	if left, _ := filepath.Glob(filepath.Join(root, "shared", ".values.yaml.tmp-*")); len(left) > 0 {
 		t.Errorf("temporary files left: %v", left)
 	}
 }
@@ -152,7 +152,7 @@ func TestKilledStampLeavesNoHalfFile(t *testing.T) {
 		c := stampProcess(t, root, "a", digestN(1))
 		deadline := time.Now().Add(2 * time.Minute) // a hang guard only
 		for time.Now().Before(deadline) {
-			if left, _ := filepath.Glob(filepath.Join(root, "shared", ".values.yaml.patchkit-*")); len(left) > 0 {
+			if left, _ := filepath.Glob(filepath.Join(root, "shared", ".values.yaml.tmp-*")); len(left) > 0 {
 				break
 			}
 			if c.ProcessState != nil {
@@ -166,7 +166,7 @@ func TestKilledStampLeavesNoHalfFile(t *testing.T) {
 		if string(got) != old && string(got) != stamped {
 			t.Fatalf("try %d: after kill -9 the values file is neither the old nor the stamped content (%d bytes)", try, len(got))
 		}
-		left, _ := filepath.Glob(filepath.Join(root, "shared", ".values.yaml.patchkit-*"))
+		left, _ := filepath.Glob(filepath.Join(root, "shared", ".values.yaml.tmp-*"))
 		if len(left) == 0 {
 			continue // killed before or after the write: try again
 		}
@@ -175,7 +175,7 @@ func TestKilledStampLeavesNoHalfFile(t *testing.T) {
 		if err := next.Wait(); err != nil {
 			t.Fatalf("the run after the kill: %v\n%s", err, next.Stderr)
 		}
-		if left, _ := filepath.Glob(filepath.Join(root, "shared", ".values.yaml.patchkit-*")); len(left) > 0 {
+		if left, _ := filepath.Glob(filepath.Join(root, "shared", ".values.yaml.tmp-*")); len(left) > 0 {
 			t.Errorf("the next run left the killed run's temporary files: %v", left)
 		}
 		if got, _ := os.ReadFile(path); string(got) != stamped {
@@ -184,7 +184,7 @@ func TestKilledStampLeavesNoHalfFile(t *testing.T) {
 		if e := readRecord(t, filepath.Join(root, "shared", stampstage.RecordName)).Lookup("values.yaml", ".image.tag"); e == nil || e.Digest != digestN(1) {
 			t.Errorf("the next run did not record the stamp: %+v", e)
 		}
-		if left, _ := filepath.Glob(filepath.Join(root, "shared", "."+stampstage.RecordName+".patchkit-*")); len(left) > 0 {
+		if left, _ := filepath.Glob(filepath.Join(root, "shared", "."+stampstage.RecordName+".tmp-*")); len(left) > 0 {
 			t.Errorf("the record's temporary files are left: %v", left)
 		}
 	}

@@ -43,9 +43,13 @@ file holding just the value.
 Only the stamped values' bytes change, written as yq -i '.key = strenv(V)'
 writes them; a target that cannot be edited that way (block scalar, tag,
 anchor, alias, a flow mapping missing split keys) is refused with its file
-and line (exit 2). Each file is locked while it is read, edited and
-replaced atomically (mode and owner kept; symlinks in the repository are
-written through); every target is checked before any file is written.
+and line (exit 2). stamp holds the repository lock (another patchkit
+command that writes the repository is waited for; SIGINT or SIGTERM while
+waiting writes nothing) while each file is re-read, edited and replaced,
+all files as one transaction (mode and owner kept; symlinks in the
+repository are written through); every target is checked before any file
+is written. The stamp record goes beside the stamped file, or, for a file
+inside a Helm chart, into the directory holding the chart.
 
 The registry is --registry, else $REGISTRY; the tag is --tag, else
 $IMAGE_TAG, else image.tag. A digest that is not sha256:<64 hex digits> is
@@ -96,6 +100,7 @@ func run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
+	plan.Waiting = cmdutil.LockNotice(f.IO)
 	if err := plan.WriteContext(ctx); err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ package upgrade
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -122,8 +121,7 @@ func run(ctx context.Context, opts *Options, format report.Format, env pipeline.
 		})
 	})
 	if errors.Is(err, upgradestage.ErrUpToDate) {
-		fmt.Fprintf(f.IO.Out, "%s: %s\n", opts.Image, err)
-		return nil
+		return report.Export(f.IO.Out, format, report.UpToDate{Image: opts.Image, Message: err.Error()})
 	}
 	if err != nil {
 		return err
