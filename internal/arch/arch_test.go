@@ -154,8 +154,8 @@ func TestOneGitRunner(t *testing.T) {
 // series itself, cmd/refresh and cmd/upgrade wrote through txn, and
 // cmd/forward read the cache's HEAD with go-git.
 //
-// One exception: cmd/apply may import tree, for the --out policy and the
-// marker file of out.go (tree.File, tree.WriteAtomic).
+// One exception: cmd/apply may import tree, whose OutPolicy (the --out
+// policy: Check, Write) and owner record out.go names.
 func TestCommandsHoldNoSequence(t *testing.T) {
 	forbidden := []string{"internal/upstream", "internal/apply", "internal/series", "internal/gomod", "internal/txn", "internal/tree"}
 	root, err := filepath.Abs("../..")
