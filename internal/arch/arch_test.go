@@ -170,3 +170,54 @@ func TestOneGitRunner(t *testing.T) {
 		t.Fatalf("read %d files: the walk is broken", found)
 	}
 }
+
+// TestCommandsHoldNoSequence checks that the command packages hold flags,
+// options and rendering, not the sequences they run: no internal/cmd/*
+// package (root wires the tree, and imports none of these either) imports
+// the upstream cache, the applier, the patch parser, the go-module tools,
+// the transactions or go-git. They reach those only through the runner
+// (pipeline.Run: prepare, repair, per-unit failures) and the stage that
+// owns their verb's sequence (release, upgrade.Run and upgrade.Refresh,
+// forward.Submit, backport.Add, gate.Check, obsolete.Check, verify.Image).
+// Before the runner, cmd/apply, cmd/gate, cmd/obsolete, cmd/verify and
+// cmd/status imported upstream for RetryRepaired, cmd/backport applied the
+// series itself, cmd/refresh and cmd/upgrade wrote through txn, and
+// cmd/forward read the cache's HEAD with go-git.
+//
+// One exception: cmd/apply may import tree, whose OutPolicy (the --out
+// policy: Check, Write) and owner record out.go names.
+func TestCommandsHoldNoSequence(t *testing.T) {
+	forbidden := []string{"internal/upstream", "internal/apply", "internal/series", "internal/gomod", "internal/txn", "internal/tree"}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs, err := filepath.Glob(filepath.Join(root, "internal", "cmd", "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, dir := range dirs {
+		pkg, err := build.ImportDir(dir, 0)
+		if err != nil {
+			continue // not a package
+		}
+		checked++
+		rel, _ := filepath.Rel(root, dir)
+		rel = filepath.ToSlash(rel)
+		for _, imp := range pkg.Imports {
+			if strings.HasPrefix(imp, "github.com/go-git/") {
+				t.Errorf("%s imports %s: reading the cache is upstream's, through a stage", rel, imp)
+			}
+			for _, f := range forbidden {
+				if imp != module+f || (rel == "internal/cmd/apply" && f == "internal/tree") {
+					continue
+				}
+				t.Errorf("%s imports %s: sequence logic belongs in a stage (pipeline.Run, release, the verb's stage), not in a command", rel, f)
+			}
+		}
+	}
+	if checked < 12 {
+		t.Fatalf("read %d command packages: the glob is broken", checked)
+	}
+}

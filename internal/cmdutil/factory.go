@@ -103,19 +103,10 @@ const (
 	ExitBadInput = 2
 )
 
-// ExitCode maps a command's error to patchkit's exit code: nil is 0, findings
-// are 1, bad input and bad invocations are 2. Any other error (the network,
-// the disk) is 2 as well: the run could not give a verdict.
-func ExitCode(err error) int {
-	switch {
-	case err == nil:
-		return ExitOK
-	case errors.Is(err, diag.ErrFindings):
-		return ExitFindings
-	default:
-		return ExitBadInput
-	}
-}
+// ExitCode maps a command's error to patchkit's exit code (diag.ExitCode):
+// nil is 0, findings are 1, bad input, bad invocations and any other error
+// are 2.
+func ExitCode(err error) int { return diag.ExitCode(err) }
 
 // Env resolves the global flags every stage needs: the repository root, the
 // cache directory, the upstream override, offline mode and where progress

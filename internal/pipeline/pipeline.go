@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -41,6 +42,7 @@ type Env struct {
 // Image is an image unit prepared for applying: its spec, its upstream cache,
 // the resolved ref and its parsed series.
 type Image struct {
+	Name    string // the unit as the command named it (Prepare's name)
 	Spec    *spec.Spec
 	URL     string // the upstream URL in use (--upstream-url or upstream.url)
 	Cache   *upstream.Cache
@@ -66,6 +68,16 @@ func (im *Image) Close() error {
 //  5. references: fill in each reference file with the diff of its upstream
 //     commit, checked against its Patch-Id (see Materialize).
 func Prepare(ctx context.Context, env Env, name, ref string) (*Image, error) {
+	return prepare(ctx, env, name, ref, false)
+}
+
+// prepareEmptyOK is Prepare for a unit whose patch directory may not exist
+// yet: its series is then empty (Runner.EmptySeries).
+func prepareEmptyOK(ctx context.Context, env Env, name, ref string) (*Image, error) {
+	return prepare(ctx, env, name, ref, true)
+}
+
+func prepare(ctx context.Context, env Env, name, ref string, emptyOK bool) (*Image, error) {
 	var s *spec.Spec
 	var err error
 	if env.Units != nil && env.Units.Root() == env.Root {
@@ -76,15 +88,18 @@ func Prepare(ctx context.Context, env Env, name, ref string) (*Image, error) {
 	if err != nil {
 		return nil, err
 	}
-	patches, err := series.Load(filepath.Join(env.Root, filepath.FromSlash(s.Patches)), s.Patches, SeriesOptions(s)...)
-	if err != nil {
-		return nil, err
+	var patches []*series.Patch
+	dir := filepath.Join(env.Root, filepath.FromSlash(s.Patches))
+	if _, serr := os.Stat(dir); serr == nil || !emptyOK {
+		if patches, err = series.Load(dir, s.Patches, SeriesOptions(s)...); err != nil {
+			return nil, err
+		}
 	}
 	im, err := Open(ctx, env, s, ref)
 	if err != nil {
 		return nil, err
 	}
-	im.Patches = patches
+	im.Name, im.Patches = name, patches
 	for i, p := range im.Patches {
 		if im.Patches[i], err = im.Materialize(ctx, p); err != nil {
 			im.Close()
@@ -187,7 +202,8 @@ func refError(s *spec.Spec, flagRef string, err error) error {
 
 // Apply applies the series to the resolved ref in memory. Nothing is written.
 // An upstream tree that could not be read (a damaged cache) is an error, never
-// a verdict on a patch: res.Err comes back as err.
+// a verdict on a patch: res.Err comes back as err. So is a hostile patch
+// (apply.Result.Hostile: bad input, exit 2), never a mere finding.
 func (im *Image) Apply() (*apply.Result, *upstream.Snapshot, error) {
 	src, err := im.Cache.Source(im.Commit)
 	if err != nil {
@@ -197,5 +213,19 @@ func (im *Image) Apply() (*apply.Result, *upstream.Snapshot, error) {
 	if res.Err != nil {
 		return nil, nil, res.Err
 	}
+	if err := res.Hostile(); err != nil {
+		return nil, nil, err
+	}
 	return res, src, nil
+}
+
+// Idents names the series of s as it is in the repository now
+// (series.Idents), without opening its upstream: what `patchkit stamp`
+// records beside the digest it was given.
+func Idents(root string, s *spec.Spec) ([]series.Ident, error) {
+	patches, err := series.Load(filepath.Join(root, filepath.FromSlash(s.Patches)), s.Patches, SeriesOptions(s)...)
+	if err != nil {
+		return nil, err
+	}
+	return series.Idents(patches), nil
 }

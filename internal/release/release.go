@@ -97,13 +97,13 @@ func Run(ctx context.Context, env pipeline.Env, req Request) (Result, error) {
 		req.Progress = io.Discard
 	}
 	env.Shallow = true // reads the pin's tree, not its history
-	var res Result
-	err := upstream.RetryRepaired(ctx, func() error {
-		var err error
-		res, err = runOnce(ctx, env, req)
-		return err
+	units, err := pipeline.Each(ctx, pipeline.Runner{Env: env, Repair: true}, []string{req.Image}, func(ctx context.Context, _ string) (Result, error) {
+		return runOnce(ctx, env, req)
 	})
-	return res, err
+	if err != nil {
+		return Result{Image: req.Image}, err
+	}
+	return units[0].Result, nil
 }
 
 func runOnce(ctx context.Context, env pipeline.Env, req Request) (Result, error) {
@@ -147,9 +147,6 @@ func runOnce(ctx context.Context, env pipeline.Env, req Request) (Result, error)
 	defer im.Close()
 	res, src, err := im.Apply()
 	if err != nil {
-		return out, err
-	}
-	if err := res.Hostile(); err != nil {
 		return out, err
 	}
 	if !res.OK {

@@ -13,7 +13,7 @@ import (
 	"github.com/patchkit/patchkit/internal/diag"
 	"github.com/patchkit/patchkit/internal/pipeline"
 	"github.com/patchkit/patchkit/internal/report"
-	"github.com/patchkit/patchkit/internal/upstream"
+	"github.com/patchkit/patchkit/internal/untrusted"
 )
 
 // Options are the flags and dependencies of `patchkit apply`.
@@ -54,24 +54,21 @@ since it may have been edited since; the default directory needs no
 --force). It never replaces a directory that holds the repository root or the
 cache directory, nor one inside .git or the cache.`,
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 1 {
-				opts.Image = args[0]
-			} else if cmd.Flags().Changed("out") {
-				return &cmdutil.UsageError{Err: errors.New("--out names the tree of one image: name the IMAGE")}
-			}
-			if opts.Check && cmd.Flags().Changed("out") {
-				return &cmdutil.UsageError{Err: errors.New("--check and --out exclude each other")}
-			}
-			if opts.Force && !cmd.Flags().Changed("out") {
-				return &cmdutil.UsageError{Err: errors.New("--force needs --out")}
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return run(cmd.Context(), opts)
-		},
 	}
+	cmdutil.NewCommand(cmd, opts, runF, cmdutil.Staged(f, run), func(cmd *cobra.Command, args []string) error {
+		if len(args) == 1 {
+			opts.Image = args[0]
+		} else if cmd.Flags().Changed("out") {
+			return &cmdutil.UsageError{Err: errors.New("--out names the tree of one image: name the IMAGE")}
+		}
+		if opts.Check && cmd.Flags().Changed("out") {
+			return &cmdutil.UsageError{Err: errors.New("--check and --out exclude each other")}
+		}
+		if opts.Force && !cmd.Flags().Changed("out") {
+			return &cmdutil.UsageError{Err: errors.New("--force needs --out")}
+		}
+		return nil
+	})
 	cmd.Flags().BoolVar(&opts.Check, "check", false, "only check that the series applies; write nothing")
 	cmd.Flags().StringVar(&opts.Out, "out", "", "directory to write the patched tree to (replaced atomically)")
 	cmd.Flags().StringVar(&opts.Ref, "ref", "", "apply to this upstream ref instead of the pin")
@@ -79,71 +76,75 @@ cache directory, nor one inside .git or the cache.`,
 	return cmd
 }
 
-func run(ctx context.Context, opts *Options) error {
-	if opts.Image == "" {
-		return runAll(ctx, opts)
-	}
+// run applies the image named, or every unit of the repository (apply
+// with no IMAGE), each to its directory unless --check. Without IMAGE, a
+// unit that cannot be applied (its spec does not load, its upstream cannot
+// be fetched) is reported on its own, and the run exits with the worst
+// status. A damaged cache is never a verdict on a patch: online it is
+// repaired and the series applied again; offline it is exit 2.
+func run(ctx context.Context, opts *Options, format report.Format, env pipeline.Env) error {
 	f := opts.Factory
-	format, env, err := f.Setup()
-	if err != nil {
-		return err
-	}
 	env.Shallow = true // only the trees of the pin and --ref, not their history
-	target := outTarget{Dir: opts.Out, Root: env.Root, CacheDir: env.CacheDir, Explicit: opts.Out != "", Force: opts.Force}
-	if target.Dir == "" {
-		target.Dir = filepath.Join(env.Root, fmt.Sprintf(DefaultOut, opts.Image))
-	}
-	if !opts.Check {
-		if err := target.Check(); err != nil {
+	r := f.Runner(env)
+	r.Ref, r.Repair = opts.Ref, true
+	names := []string{opts.Image}
+	if opts.Image == "" {
+		var err error
+		if names, err = f.Images(env.Root, nil); err != nil {
 			return err
 		}
+		r.Alone = true
 	}
-	// A damaged cache is never a verdict on a patch: online it is repaired
-	// and the series applied again; offline it is exit 2.
-	var out report.Apply
-	err = upstream.RetryRepaired(ctx, func() error {
-		out, err = applyImage(ctx, env, opts, target)
-		return err
+	units, err := pipeline.Each(ctx, r, names, func(ctx context.Context, name string) (report.Apply, error) {
+		target := outTarget{Dir: opts.Out, Root: env.Root, CacheDir: env.CacheDir, Explicit: opts.Out != "", Force: opts.Force}
+		if target.Dir == "" {
+			target.Dir = filepath.Join(env.Root, fmt.Sprintf(DefaultOut, name))
+		}
+		if !opts.Check {
+			if err := target.Check(); err != nil {
+				return report.Apply{}, err
+			}
+		}
+		return pipeline.With(ctx, r, name, func(_ context.Context, im *pipeline.Image) (report.Apply, error) {
+			return applyImage(im, opts.Check, target)
+		})
 	})
 	if err != nil {
 		return err
 	}
-	if err := report.RenderApply(f.IO.Out, format, []report.Apply{out}, true); err != nil {
+	results := make([]report.Apply, 0, len(units))
+	worst := pipeline.Worst(units)
+	for _, u := range units {
+		if u.Err != nil {
+			results = append(results, report.Apply{Image: u.Name, Unit: u.Dir, Error: untrusted.Error(u.Err), ExitCode: cmdutil.ExitCode(u.Err)})
+			continue
+		}
+		if !u.Result.OK {
+			worst = max(worst, cmdutil.ExitFindings)
+		}
+		results = append(results, u.Result)
+	}
+	if err := report.RenderApply(f.IO.Out, format, results, opts.Image != ""); err != nil {
 		return err
 	}
-	if !out.OK {
-		return diag.ErrFindings
-	}
-	return nil
+	return diag.Exit(worst)
 }
 
-// applyImage applies the series and, unless --check, writes the tree. It
-// prints nothing, and closes the cache before it returns.
-func applyImage(ctx context.Context, env pipeline.Env, opts *Options, target outTarget) (report.Apply, error) {
-	im, err := pipeline.Prepare(ctx, env, opts.Image, opts.Ref)
-	if err != nil {
-		return report.Apply{}, err
-	}
-	defer im.Close()
+// applyImage applies the series and, unless check, writes the tree. It
+// prints nothing.
+func applyImage(im *pipeline.Image, check bool, target outTarget) (report.Apply, error) {
 	res, src, err := im.Apply()
 	if err != nil {
 		return report.Apply{}, err
 	}
-	if res.Err != nil {
-		// The upstream tree could not be read: no fault of the patch.
-		return report.Apply{}, res.Err
-	}
-	if err := res.Hostile(); err != nil {
-		return report.Apply{}, err
-	}
 	out := report.Apply{
-		Image:    opts.Image,
+		Image:    im.Name,
 		Unit:     im.Spec.Dir,
 		Upstream: report.UpstreamRef{URL: im.URL, Ref: im.Ref, Commit: im.Commit},
 		OK:       res.OK,
 		Patches:  res.Patches,
 	}
-	if res.OK && !opts.Check {
+	if res.OK && !check {
 		if err := target.Write(src, res.Changes); err != nil {
 			return report.Apply{}, fmt.Errorf("writing patched tree: %w", err)
 		}

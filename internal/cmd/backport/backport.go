@@ -3,22 +3,16 @@ package backport
 
 import (
 	"context"
-	"errors"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
-	"github.com/patchkit/patchkit/internal/apply"
 	backportstage "github.com/patchkit/patchkit/internal/backport"
 	"github.com/patchkit/patchkit/internal/cmdutil"
 	"github.com/patchkit/patchkit/internal/diag"
-	"github.com/patchkit/patchkit/internal/gomod"
 	"github.com/patchkit/patchkit/internal/pipeline"
 	"github.com/patchkit/patchkit/internal/report"
-	"github.com/patchkit/patchkit/internal/series"
 	"github.com/patchkit/patchkit/internal/spec"
-	"github.com/patchkit/patchkit/internal/txn"
 )
 
 // Options are the flags and dependencies of `patchkit backport`.
@@ -57,101 +51,49 @@ a reference file; apply a series with references without patchkit by
 applying, in glob order, each file or, for a reference, the output of
 'git show --format= --binary <Reference>' in a checkout of the upstream.`,
 		Args: cobra.ExactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Image, opts.Commit = args[0], args[1]
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return run(cmd.Context(), opts)
-		},
 	}
+	cmdutil.NewCommand(cmd, opts, runF, cmdutil.Staged(f, run), func(_ *cobra.Command, args []string) error {
+		opts.Image, opts.Commit = args[0], args[1]
+		return nil
+	})
 	cmd.Flags().StringVar(&opts.Name, "name", "", "file name part (default: made from the commit's subject)")
 	cmd.Flags().BoolVar(&opts.Reference, "reference", false, "write a reference file (commit id and patch-id, no diff) instead of the diff")
 	return cmd
 }
 
-func run(ctx context.Context, opts *Options) error {
+func run(ctx context.Context, opts *Options, format report.Format, env pipeline.Env) error {
 	f := opts.Factory
-	format, env, err := f.Setup()
+	// The patch files as they are before the series is read: the write is
+	// refused if they change meanwhile.
+	s, err := spec.Load(env.Root, opts.Image)
 	if err != nil {
 		return err
 	}
-	root := env.Root
-	s, err := spec.Load(root, opts.Image)
+	listed, err := backportstage.ListPatches(filepath.Join(env.Root, filepath.FromSlash(s.Patches)))
 	if err != nil {
 		return err
 	}
-	dir := filepath.Join(root, filepath.FromSlash(s.Patches))
-	listed, err := backportstage.ListPatches(dir) // the write is refused if this changes
-	if err != nil {
-		return err
-	}
-	var existing []*series.Patch
-	if _, err := os.Stat(dir); err == nil {
-		if existing, err = series.Load(dir, s.Patches, pipeline.SeriesOptions(s)...); err != nil {
-			return err
+	r := f.Runner(env)
+	r.EmptySeries = true // the first backport of a unit makes its patch directory
+	out, err := pipeline.One(ctx, r, opts.Image, func(ctx context.Context, im *pipeline.Image) (report.Backport, error) {
+		s := im.Spec
+		added, err := backportstage.Add(ctx, backportstage.Request{
+			Cache: im.Cache, RepoURL: s.Upstream.URL, Display: s.Patches, Existing: im.Patches,
+			Rev: opts.Commit, PinCommit: im.Commit, Slug: opts.Name, Reference: opts.Reference,
+		}, backportstage.Into{Root: env.Root, Listed: listed, Txn: f.Txn(), Offline: f.Offline})
+		if err != nil {
+			return report.Backport{}, err
 		}
-	}
-	im, err := pipeline.Open(ctx, env, s, "")
-	if err != nil {
-		return err
-	}
-	defer im.Close()
-	for i, p := range existing {
-		if existing[i], err = im.Materialize(ctx, p); err != nil {
-			return err
-		}
-	}
-	plan, err := backportstage.NewPlan(ctx, backportstage.Request{
-		Cache: im.Cache, RepoURL: s.Upstream.URL, Display: s.Patches, Existing: existing,
-		Rev: opts.Commit, PinCommit: im.Commit, Slug: opts.Name, Reference: opts.Reference,
+		return report.Backport{
+			Raised: added.Raised,
+			Image:  opts.Image, Commit: added.Commit.ID, Subject: added.Commit.Subject,
+			File: added.Path, Reference: opts.Reference, PatchID: added.PatchID,
+			Ref: im.Ref, Applies: added.Applies, Errors: added.Errors,
+			SeriesFails: added.SeriesFails, Written: added.Written,
+		}, nil
 	})
-	if errors.Is(err, backportstage.ErrBadRequest) {
-		return &cmdutil.UsageError{Err: err}
-	}
 	if err != nil {
 		return err
-	}
-
-	src, err := im.Cache.Source(im.Commit)
-	if err != nil {
-		return err
-	}
-	before := apply.Series(src, existing)
-	after := apply.Series(src, append(existing[:len(existing):len(existing)], plan.Patch))
-	if after.Err != nil {
-		return after.Err
-	}
-	last := after.Patches[len(after.Patches)-1]
-	// A dependency bump that does not apply is re-expressed at the pin:
-	// raise what the pin does not cover yet (docs/obsolete-check.md).
-	raised := ""
-	if last.Status != apply.StatusApplied && !opts.Reference {
-		if raised, err = plan.RaiseBump(ctx, gomod.Go{Offline: f.Offline}, src, existing); err != nil {
-			return err
-		}
-		if raised != "" {
-			after = apply.Series(src, append(existing[:len(existing):len(existing)], plan.Patch))
-			last = after.Patches[len(after.Patches)-1]
-		}
-	}
-	out := report.Backport{
-		Raised: raised,
-		Image:  opts.Image, Commit: plan.Commit.ID, Subject: plan.Commit.Subject,
-		File: plan.Path, Reference: opts.Reference, PatchID: plan.PatchID,
-		Ref: im.Ref, Applies: last.Status == apply.StatusApplied, Errors: last.Errors,
-		SeriesFails: !before.OK,
-	}
-	// A diff that does not apply is written for the user to refresh; a
-	// reference cannot be refreshed, so it is written only if it applies.
-	if out.Applies || !opts.Reference {
-		if err := plan.WriteRepo(ctx, root, listed, txn.Options{Waiting: cmdutil.LockNotice(f.IO)}); err != nil {
-			if errors.Is(err, backportstage.ErrBadRequest) {
-				return &cmdutil.UsageError{Err: err}
-			}
-			return err
-		}
-		out.Written = true
 	}
 	if err := report.RenderBackport(f.IO.Out, format, out); err != nil {
 		return err

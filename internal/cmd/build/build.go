@@ -91,23 +91,20 @@ leaves the values files untouched.
 Exit codes: 0 built; 1 the series does not apply or the gate failed; 2 bad
 input, or the build, the push or its readback failed (nothing stamped).`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Image = args[0]
-			if opts.Builder != "" && !oneOf(opts.Builder, "auto", "buildah", "docker", "native") {
-				return &cmdutil.UsageError{Err: fmt.Errorf("--builder %q: want auto, buildah, docker or native", opts.Builder)}
-			}
-			if opts.RegistryTimeout <= 0 || opts.PushTimeout <= 0 {
-				return &cmdutil.UsageError{Err: errors.New("--registry-timeout and --push-timeout must be positive")}
-			}
-			if opts.Push && f.Offline {
-				return &cmdutil.UsageError{Err: errors.New("--offline forbids the network, and --push needs the registry: drop one of them")}
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return run(cmd.Context(), opts)
-		},
 	}
+	cmdutil.NewCommand(cmd, opts, runF, run, func(_ *cobra.Command, args []string) error {
+		opts.Image = args[0]
+		if opts.Builder != "" && !oneOf(opts.Builder, "auto", "buildah", "docker", "native") {
+			return &cmdutil.UsageError{Err: fmt.Errorf("--builder %q: want auto, buildah, docker or native", opts.Builder)}
+		}
+		if opts.RegistryTimeout <= 0 || opts.PushTimeout <= 0 {
+			return &cmdutil.UsageError{Err: errors.New("--registry-timeout and --push-timeout must be positive")}
+		}
+		if opts.Push && f.Offline {
+			return &cmdutil.UsageError{Err: errors.New("--offline forbids the network, and --push needs the registry: drop one of them")}
+		}
+		return nil
+	})
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Builder, "builder", "", "auto, buildah, docker or native (default: build.builder)")
 	fl.StringVar(&opts.Registry, "registry", "", "registry to name and push the image in (default: $REGISTRY)")

@@ -4,13 +4,6 @@ package forward
 import (
 	"context"
 	"errors"
-	"fmt"
-	"os"
-	"path"
-	"path/filepath"
-	"strconv"
-	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -19,8 +12,6 @@ import (
 	forwardstage "github.com/patchkit/patchkit/internal/forward"
 	"github.com/patchkit/patchkit/internal/pipeline"
 	"github.com/patchkit/patchkit/internal/report"
-	"github.com/patchkit/patchkit/internal/series"
-	"github.com/patchkit/patchkit/internal/spec"
 )
 
 // Options are the flags and dependencies of `patchkit forward`.
@@ -73,17 +64,14 @@ then on.
 Exit codes: 0 written (or recorded); 1 the change conflicts on the branch;
 2 bad input (a backport, no author, a PATCH in no unit's series).`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Patch = args[0]
-			if opts.PR != "" && (opts.To != "" || opts.Out != "" || opts.Author != "" || opts.WithTest) {
-				return &cmdutil.UsageError{Err: errors.New("--pr records the URL only: it takes no --to, --out, --author or --with-test")}
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return run(cmd.Context(), opts)
-		},
 	}
+	cmdutil.NewCommand(cmd, opts, runF, cmdutil.Staged(f, run), func(_ *cobra.Command, args []string) error {
+		opts.Patch = args[0]
+		if opts.PR != "" && (opts.To != "" || opts.Out != "" || opts.Author != "" || opts.WithTest) {
+			return &cmdutil.UsageError{Err: errors.New("--pr records the URL only: it takes no --to, --out, --author or --with-test")}
+		}
+		return nil
+	})
 	cmd.Flags().StringVar(&opts.To, "to", "", "the upstream ref to carry the change to (default: the upstream's default branch)")
 	cmd.Flags().StringVar(&opts.Out, "out", "", "the directory to write the format-patch file and the PR body into (default _output/forward)")
 	cmd.Flags().StringVar(&opts.Author, "author", "", "the author of the commit, 'Name <email>' (default: the patch's Author: header)")
@@ -92,187 +80,34 @@ Exit codes: 0 written (or recorded); 1 the change conflicts on the branch;
 	return cmd
 }
 
-func run(ctx context.Context, opts *Options) error {
+func run(ctx context.Context, opts *Options, format report.Format, env pipeline.Env) error {
 	f := opts.Factory
-	format, env, err := f.Setup()
-	if err != nil {
-		return err
-	}
-	s, rel, err := unitOf(env.Root, opts.Patch)
+	s, rel, err := forwardstage.FindPatch(env.Root, opts.Patch)
 	if err != nil {
 		return err
 	}
 	if opts.PR != "" {
-		return record(f, format, env.Root, s, rel, opts.PR)
-	}
-	im, err := pipeline.Prepare(ctx, env, s.Dir, "")
-	if err != nil {
-		return err
-	}
-	defer im.Close()
-	index := -1
-	for i, p := range im.Patches {
-		if p.Path == rel {
-			index = i
-		}
-	}
-	if index < 0 {
-		return &diag.InputError{File: rel, Msg: fmt.Sprintf("not a patch of the series of %s", s.Dir)}
-	}
-	to := opts.To
-	if to == "" {
-		to = "HEAD"
-	}
-	if err := im.Cache.Fetch(ctx); err != nil {
-		return err
-	}
-	if err := im.Cache.Ensure(ctx, to); err != nil {
-		return fmt.Errorf("--to %s: %w", to, err)
-	}
-	toCommit, err := im.Cache.Resolve(to)
-	if err != nil {
-		return fmt.Errorf("--to %s: %w", to, err)
-	}
-	if to == "HEAD" {
-		// Name the default branch.
-		if b := im.Cache.DefaultBranch(); b != "" {
-			to = b
-		}
-	}
-	date, err := sourceDate()
-	if err != nil {
-		return &cmdutil.UsageError{Err: err}
-	}
-	res, err := forwardstage.Prepare(ctx, forwardstage.Input{Cache: im.Cache, Spec: im.Spec, PinCommit: im.Commit,
-		Patches: im.Patches, Index: index, To: to, ToCommit: toCommit, Author: opts.Author, Date: date,
-		WithTest: opts.WithTest, Root: env.Root})
-	if err != nil {
-		return im.Cache.AsFault(err)
-	}
-	out := report.Forward{Result: res}
-	if res.Mail == nil {
-		if err := report.RenderForward(f.IO.Out, format, out); err != nil {
+		changed, err := forwardstage.Record(env.Root, s, rel, opts.PR, pipeline.SeriesOptions(s)...)
+		if err != nil {
 			return err
 		}
+		return report.RenderForward(f.IO.Out, format, report.Forward{Result: &forwardstage.Result{Patch: rel}, Forwarded: opts.PR, Changed: changed})
+	}
+	out, err := pipeline.One(ctx, f.Runner(env), s.Dir, func(ctx context.Context, im *pipeline.Image) (report.Forward, error) {
+		res, files, err := forwardstage.Submit(ctx, forwardstage.Submission{
+			Root: env.Root, Cache: im.Cache, Spec: im.Spec, PinCommit: im.Commit, Patches: im.Patches,
+			Patch: rel, To: opts.To, Out: opts.Out, Author: opts.Author, WithTest: opts.WithTest,
+		})
+		return report.Forward{Result: res, Files: files}, err
+	})
+	if err != nil {
+		return err
+	}
+	if err := report.RenderForward(f.IO.Out, format, out); err != nil {
+		return err
+	}
+	if out.Result.Mail == nil {
 		return diag.ErrFindings
 	}
-	dir := opts.Out
-	if dir == "" {
-		dir = filepath.Join(env.Root, "_output", "forward")
-	}
-	body := strings.TrimSuffix(res.Name, ".patch") + ".pr.md"
-	for _, w := range []struct {
-		name string
-		data []byte
-	}{{res.Name, res.Mail}, {body, []byte(res.Body)}} {
-		file := filepath.Join(dir, w.name)
-		if err := writeAtomic(file, w.data); err != nil {
-			// Leave no half a submission: take back what this run wrote.
-			for _, done := range out.Files {
-				os.Remove(done)
-			}
-			return err
-		}
-		out.Files = append(out.Files, file)
-	}
-	return report.RenderForward(f.IO.Out, format, out)
-}
-
-// record sets Forwarded: url in the patch file.
-func record(f *cmdutil.Factory, format report.Format, root string, s *spec.Spec, rel, url string) error {
-	file := filepath.Join(root, filepath.FromSlash(rel))
-	raw, err := os.ReadFile(file)
-	if err != nil {
-		return &diag.InputError{File: rel, Msg: "cannot read the patch", Err: err}
-	}
-	p, err := series.Parse(rel, raw, pipeline.SeriesOptions(s)...)
-	if err != nil {
-		return err
-	}
-	if p.IsReference() {
-		return &diag.InputError{File: rel, Msg: "a reference to an upstream commit: there is nothing to forward"}
-	}
-	data, changed, err := forwardstage.SetForwarded(p, url)
-	if err != nil {
-		return err
-	}
-	if changed {
-		if err := writeAtomic(file, data); err != nil {
-			return err
-		}
-	}
-	return report.RenderForward(f.IO.Out, format, report.Forward{Result: &forwardstage.Result{Patch: rel}, Forwarded: url, Changed: changed})
-}
-
-// unitOf finds the unit whose series holds patch (a path relative to the
-// root, or an absolute path inside it).
-func unitOf(root, patch string) (*spec.Spec, string, error) {
-	rel := patch
-	if filepath.IsAbs(patch) {
-		r, err := filepath.Rel(root, patch)
-		if err != nil || strings.HasPrefix(r, "..") {
-			return nil, "", &cmdutil.UsageError{Err: fmt.Errorf("PATCH %s is outside the repository %s", patch, root)}
-		}
-		rel = r
-	}
-	rel = path.Clean(filepath.ToSlash(rel))
-	dirs, err := spec.List(root)
-	if err != nil {
-		return nil, "", err
-	}
-	for _, d := range dirs {
-		s, err := spec.Load(root, d)
-		if err != nil {
-			return nil, "", err
-		}
-		if path.Dir(rel) == path.Clean(s.Patches) {
-			if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(rel))); err != nil {
-				return nil, "", &diag.InputError{File: rel, Msg: "no such patch file", Err: err}
-			}
-			return s, rel, nil
-		}
-	}
-	return nil, "", &diag.InputError{File: rel, Msg: "not in the patch directory of any unit"}
-}
-
-// sourceDate is SOURCE_DATE_EPOCH when set, else zero (now).
-func sourceDate() (time.Time, error) {
-	v := os.Getenv("SOURCE_DATE_EPOCH")
-	if v == "" {
-		return time.Time{}, nil
-	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("SOURCE_DATE_EPOCH %q: want seconds since 1970", v)
-	}
-	return time.Unix(n, 0).UTC(), nil
-}
-
-// writeAtomic writes data to file through a temporary sibling renamed over
-// it, creating the directory.
-func writeAtomic(file string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-		return err
-	}
-	mode := os.FileMode(0o644)
-	if st, err := os.Stat(file); err == nil {
-		mode = st.Mode().Perm()
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+".tmp-")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), file)
+	return nil
 }

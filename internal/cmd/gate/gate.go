@@ -11,7 +11,6 @@ import (
 	gatestage "github.com/patchkit/patchkit/internal/gate"
 	"github.com/patchkit/patchkit/internal/pipeline"
 	"github.com/patchkit/patchkit/internal/report"
-	"github.com/patchkit/patchkit/internal/upstream"
 )
 
 // Options are the flags and dependencies of `patchkit gate`.
@@ -45,76 +44,66 @@ GOFLAGS); with --offline, GOPROXY=off.
 Exit codes: 0 the gate passed and every patch owns its tests; 1 the test
 failed, or an ownership finding; 2 bad input.`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Image = args[0]
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return run(cmd.Context(), opts)
-		},
 	}
-	return cmd
+	return cmdutil.NewCommand(cmd, opts, runF, cmdutil.Staged(f, run), func(_ *cobra.Command, args []string) error {
+		opts.Image = args[0]
+		return nil
+	})
 }
 
-func run(ctx context.Context, opts *Options) error {
-	// A damaged cache is never a verdict: online it is repaired and the
-	// gate run again (every read of the cache comes before anything is
-	// printed, pushed or stamped); offline it is exit 2.
-	return upstream.RetryRepaired(ctx, func() error { return runOnce(ctx, opts) })
-}
-
-func runOnce(ctx context.Context, opts *Options) error {
+// run gates the image. A damaged cache is never a verdict: online it is
+// repaired and the gate run again (every read of the cache comes before
+// anything is printed); offline it is exit 2.
+func run(ctx context.Context, opts *Options, format report.Format, env pipeline.Env) error {
 	f := opts.Factory
-	format, env, err := f.Setup()
-	if err != nil {
-		return err
-	}
 	env.Shallow = true // reads the pin's tree, not its history
-	root := env.Root
-	im, err := pipeline.Prepare(ctx, env, opts.Image, "")
+	r := f.Runner(env)
+	r.Repair = true
+	out, err := pipeline.One(ctx, r, opts.Image, func(ctx context.Context, im *pipeline.Image) (outcome, error) {
+		g, err := gatestage.New(env.Root, im.Spec, append([]gatestage.Option{
+			gatestage.WithOffline(f.Offline),
+			gatestage.WithProgress(f.IO.Progress()),
+		}, opts.gateOpts...)...)
+		if err != nil {
+			return outcome{}, err
+		}
+		res, src, err := im.Apply()
+		if err != nil {
+			return outcome{}, err
+		}
+		up := report.UpstreamRef{URL: im.URL, Ref: im.Ref, Commit: im.Commit}
+		if !res.OK {
+			// The gate cannot run on a series that does not apply: say why.
+			return outcome{apply: &report.Apply{Image: im.Name, Upstream: up, OK: false, Patches: res.Patches}}, nil
+		}
+		full, own, err := g.Check(ctx, src, res.Changes, im.Patches)
+		if err != nil {
+			return outcome{}, err
+		}
+		gate := report.NewGate(im.Name, up, g, full, own)
+		return outcome{gate: &gate}, nil
+	})
 	if err != nil {
 		return err
 	}
-	defer im.Close()
-	g, err := gatestage.New(root, im.Spec, append([]gatestage.Option{
-		gatestage.WithOffline(f.Offline),
-		gatestage.WithProgress(f.IO.Progress()),
-	}, opts.gateOpts...)...)
-	if err != nil {
-		return err
-	}
-	res, src, err := im.Apply()
-	if err != nil {
-		return err
-	}
-	up := report.UpstreamRef{URL: im.URL, Ref: im.Ref, Commit: im.Commit}
-	if err := res.Hostile(); err != nil {
-		return err
-	}
-	if !res.OK {
-		// The gate cannot run on a series that does not apply: say why.
-		out := report.Apply{Image: opts.Image, Upstream: up, OK: false, Patches: res.Patches}
-		if err := report.RenderApply(f.IO.Out, format, []report.Apply{out}, true); err != nil {
+	if out.apply != nil {
+		if err := report.RenderApply(f.IO.Out, format, []report.Apply{*out.apply}, true); err != nil {
 			return err
 		}
 		return diag.ErrFindings
 	}
-	full, err := g.Run(ctx, src, res.Changes)
-	if err != nil {
+	if err := report.RenderGate(f.IO.Out, format, []report.Gate{*out.gate}, true); err != nil {
 		return err
 	}
-	var own *gatestage.Ownership
-	if full.OK {
-		if own, err = g.Ownership(ctx, src, im.Patches, full); err != nil {
-			return err
-		}
-	}
-	out := report.NewGate(opts.Image, up, g, full, own)
-	if err := report.RenderGate(f.IO.Out, format, []report.Gate{out}, true); err != nil {
-		return err
-	}
-	if !out.OK {
+	if !out.gate.OK {
 		return diag.ErrFindings
 	}
 	return nil
+}
+
+// outcome is what the gate of one image gives to render: the series that
+// does not apply, or the gate's run.
+type outcome struct {
+	apply *report.Apply
+	gate  *report.Gate
 }

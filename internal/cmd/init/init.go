@@ -10,7 +10,6 @@ import (
 	"github.com/patchkit/patchkit/internal/cmdutil"
 	"github.com/patchkit/patchkit/internal/diag"
 	"github.com/patchkit/patchkit/internal/report"
-	"github.com/patchkit/patchkit/internal/txn"
 )
 
 // Options are the flags and dependencies of `patchkit init`.
@@ -59,14 +58,11 @@ Print what was written, and each unit found that could not be read, with
 why. -o json prints an array of {"dir","spec","upstream":{"url","ref"},
 "patches","status"}. Exit 0 when every unit found has a spec, 1 when some
 could not be read, 2 on bad input (nothing is written).`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Dirs = args
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return run(cmd.Context(), opts)
-		},
 	}
+	cmdutil.NewCommand(cmd, opts, runF, run, func(_ *cobra.Command, args []string) error {
+		opts.Dirs = args
+		return nil
+	})
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "replace patchkit.yaml files that exist")
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "print what would be written, write nothing")
 	return cmd
@@ -87,7 +83,7 @@ func run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	if !opts.DryRun {
-		if err := adopt.Write(ctx, root, units, opts.Force, txn.Options{Waiting: cmdutil.LockNotice(f.IO)}); err != nil {
+		if err := adopt.Write(ctx, root, units, opts.Force, f.Txn()); err != nil {
 			return err
 		}
 	}

@@ -61,19 +61,16 @@ is reported on stderr and does not fail.
 to any file under it, patchkit unit or not, as a build-matrix script that
 emits package directories does.`,
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 1 {
-				opts.Changed = args[0]
-			}
-			if opts.By != matrix.ByUnit && opts.By != matrix.ByBuildDir {
-				return &cmdutil.UsageError{Err: fmt.Errorf("--by %q: give unit or build-dir", opts.By)}
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return run(cmd.Context(), opts)
-		},
 	}
+	cmdutil.NewCommand(cmd, opts, runF, run, func(_ *cobra.Command, args []string) error {
+		if len(args) == 1 {
+			opts.Changed = args[0]
+		}
+		if opts.By != matrix.ByUnit && opts.By != matrix.ByBuildDir {
+			return &cmdutil.UsageError{Err: fmt.Errorf("--by %q: give unit or build-dir", opts.By)}
+		}
+		return nil
+	})
 	cmd.Flags().StringVar(&opts.By, "by", matrix.ByUnit, "name selected units by their directory (unit) or by their build line's directory (build-dir)")
 	return cmd
 }

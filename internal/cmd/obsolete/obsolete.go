@@ -4,20 +4,16 @@ package obsolete
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
-	"github.com/patchkit/patchkit/internal/chart"
 	"github.com/patchkit/patchkit/internal/cmdutil"
 	"github.com/patchkit/patchkit/internal/diag"
 	obsoletestage "github.com/patchkit/patchkit/internal/obsolete"
 	"github.com/patchkit/patchkit/internal/pipeline"
 	"github.com/patchkit/patchkit/internal/report"
 	"github.com/patchkit/patchkit/internal/spec"
-	"github.com/patchkit/patchkit/internal/txn"
 	"github.com/patchkit/patchkit/internal/untrusted"
-	"github.com/patchkit/patchkit/internal/upstream"
 )
 
 // Options are the flags and dependencies of `patchkit obsolete-check`.
@@ -79,73 +75,63 @@ lists the files already written.
 
 Exit codes: 0 every patch applies at every scanned ref; 1 a patch is
 present, partial, superseded or in conflict somewhere; 2 bad input.`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Images = args
-			if f.UpstreamURL != "" && len(args) != 1 {
-				return &cmdutil.UsageError{Err: errors.New("--upstream-url replaces the upstream of one image: name exactly one IMAGE")}
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return run(cmd.Context(), opts)
-		},
 	}
+	cmdutil.NewCommand(cmd, opts, runF, cmdutil.Staged(f, run), func(_ *cobra.Command, args []string) error {
+		opts.Images = args
+		if f.UpstreamURL != "" && len(args) != 1 {
+			return &cmdutil.UsageError{Err: errors.New("--upstream-url replaces the upstream of one image: name exactly one IMAGE")}
+		}
+		return nil
+	})
 	cmd.Flags().StringSliceVar(&opts.Refs, "refs", nil, "scan these upstream refs (tags, branches or commit ids), in this order, instead of the releases and branches of the spec")
 	cmd.Flags().BoolVar(&opts.Write, "write", false, "add or update the Applied-Upstream header of each patch found present in a release")
 	return cmd
 }
 
-func run(ctx context.Context, opts *Options) error {
+func run(ctx context.Context, opts *Options, format report.Format, env pipeline.Env) error {
 	f := opts.Factory
-	format, env, err := f.Setup()
-	if err != nil {
-		return err
-	}
-	charts, imageArgs, err := chart.SplitArgs(env.Root, opts.Images)
-	if err != nil {
-		return err
-	}
 	env.Units = spec.NewDiscovery(env.Root) // one tree walk for every unit
-	var images []string
-	if len(opts.Images) == 0 || len(imageArgs) > 0 {
-		if images, err = f.ImagesIn(env.Units, imageArgs); err != nil {
-			return err
-		}
+	charts, images, err := f.Select(env.Units, opts.Images)
+	if err != nil {
+		return err
 	}
+	// A damaged cache is no verdict: online it is repaired and the image
+	// checked again; offline it is exit 2. One bad unit of several fails
+	// alone: the others are still checked, and the run exits with the
+	// worst status.
+	r := f.Runner(env)
+	r.Repair, r.Alone = true, len(images) > 1
 	st := newRunState()
 	prefetch(ctx, env, images, opts, st) // lists the units' upstreams concurrently
-	var results []report.Obsolete
 	var written []obsoletestage.Written
-	findings := false
-	worst := 0
-	for _, name := range images {
-		var res report.Obsolete
-		// A damaged cache is no verdict: online it is repaired and the image
-		// checked again; offline it is exit 2.
-		err := upstream.RetryRepaired(ctx, func() error {
-			var err error
-			res, err = checkImage(ctx, env, name, opts, st)
-			return err
+	units, err := pipeline.Each(ctx, r, images, func(ctx context.Context, name string) (report.Obsolete, error) {
+		// A unit with nothing to scan is answered from the upstream's
+		// listing, with no history fetched (issue 24).
+		if out, ok, err := st.unscanned(ctx, env, name, opts); err != nil || ok {
+			return out, err
+		}
+		res, err := pipeline.With(ctx, r, name, func(ctx context.Context, im *pipeline.Image) (report.Obsolete, error) {
+			return checkImage(ctx, env.Root, im, opts, st.fetched)
 		})
 		if we := (*obsoletestage.WriteError)(nil); errors.As(err, &we) {
 			// Say what the earlier images wrote too.
-			return &obsoletestage.WriteError{Written: append(written, we.Written...), Err: we.Err}
-		}
-		if err != nil && (len(images) < 2 || ctx.Err() != nil) {
-			return err
-		}
-		if err != nil {
-			// One bad unit fails alone: the others are still checked, and
-			// the run exits with the worst status.
-			code := cmdutil.ExitCode(err)
-			worst = max(worst, code)
-			fmt.Fprintf(f.IO.ErrOut, "patchkit: %s: %s\n", name, untrusted.Error(err))
-			results = append(results, report.Obsolete{Image: name, Unit: unitDir(env.Root, name), Error: untrusted.Error(err), ExitCode: code})
-			continue
+			return res, pipeline.Stop(&obsoletestage.WriteError{Written: append(written, we.Written...), Err: we.Err})
 		}
 		written = append(written, res.Written...)
-		findings = findings || res.Report.Findings()
-		results = append(results, res)
+		return res, err
+	})
+	if err != nil {
+		return err
+	}
+	var results []report.Obsolete
+	findings := false
+	for _, u := range units {
+		if u.Err != nil {
+			results = append(results, report.Obsolete{Image: u.Name, Unit: u.Dir, Error: untrusted.Error(u.Err), ExitCode: cmdutil.ExitCode(u.Err)})
+			continue
+		}
+		findings = findings || u.Result.Report.Findings()
+		results = append(results, u.Result)
 	}
 	chartResults, err := scanCharts(ctx, env, charts)
 	if err != nil {
@@ -158,32 +144,22 @@ func run(ctx context.Context, opts *Options) error {
 	if err := report.RenderObsolete(f.IO.Out, format, results, len(opts.Images) == 1 && len(results) == 1); err != nil {
 		return err
 	}
-	if worst == cmdutil.ExitBadInput {
-		return diag.ErrReported
+	worst := pipeline.Worst(units)
+	if findings {
+		worst = max(worst, cmdutil.ExitFindings)
 	}
-	if findings || worst == cmdutil.ExitFindings {
-		return diag.ErrFindings
-	}
-	return nil
+	return diag.Exit(worst)
 }
 
-// checkImage prepares one image, refreshes its upstream cache once per run
-// (st remembers the URLs done), scans it and, with --write, records the
+// checkImage refreshes the image's upstream cache once per run (fetched
+// remembers the URLs done), scans it and, with --write, records the
 // Applied-Upstream headers.
-func checkImage(ctx context.Context, env pipeline.Env, name string, opts *Options, st *runState) (report.Obsolete, error) {
-	if out, ok, err := st.unscanned(ctx, env, name, opts); err != nil || ok {
-		return out, err // nothing to scan: no history fetched (issue 24)
-	}
-	im, err := pipeline.Prepare(ctx, env, name, "")
-	if err != nil {
-		return report.Obsolete{}, err
-	}
-	defer im.Close()
-	if !st.fetched[im.URL] {
+func checkImage(ctx context.Context, root string, im *pipeline.Image, opts *Options, fetched map[string]bool) (report.Obsolete, error) {
+	if !fetched[im.URL] {
 		if err := im.Cache.Fetch(ctx); err != nil {
 			return report.Obsolete{}, err
 		}
-		st.fetched[im.URL] = true
+		fetched[im.URL] = true
 	}
 	rep, err := obsoletestage.Check(ctx, obsoletestage.Input{
 		Cache: im.Cache, Spec: im.Spec, PinCommit: im.Commit, Patches: im.Patches, Refs: opts.Refs,
@@ -191,20 +167,11 @@ func checkImage(ctx context.Context, env pipeline.Env, name string, opts *Option
 	if err != nil {
 		return report.Obsolete{}, im.Cache.AsFault(err)
 	}
-	out := report.Obsolete{Image: name, Unit: im.Spec.Dir, Report: rep, Write: opts.Write}
+	out := report.Obsolete{Image: im.Name, Unit: im.Spec.Dir, Report: rep, Write: opts.Write}
 	if opts.Write {
-		if out.Written, err = obsoletestage.WriteHeaders(ctx, env.Root, rep, txn.Options{Waiting: cmdutil.LockNotice(opts.Factory.IO)}); err != nil {
+		if out.Written, err = obsoletestage.WriteHeaders(ctx, root, rep, opts.Factory.Txn()); err != nil {
 			return report.Obsolete{}, err
 		}
 	}
 	return out, nil
-}
-
-// unitDir is the directory of the unit name, "" when it cannot be found.
-func unitDir(root, name string) string {
-	u, err := spec.Find(root, name)
-	if err != nil {
-		return ""
-	}
-	return u.Dir
 }

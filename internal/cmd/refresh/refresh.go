@@ -3,19 +3,12 @@ package refresh
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"path"
 
 	"github.com/spf13/cobra"
 
 	"github.com/patchkit/patchkit/internal/cmdutil"
-	"github.com/patchkit/patchkit/internal/diag"
-	"github.com/patchkit/patchkit/internal/gomod"
 	"github.com/patchkit/patchkit/internal/pipeline"
-	refreshstage "github.com/patchkit/patchkit/internal/refresh"
 	"github.com/patchkit/patchkit/internal/report"
-	"github.com/patchkit/patchkit/internal/txn"
 	upgradestage "github.com/patchkit/patchkit/internal/upgrade"
 )
 
@@ -52,84 +45,28 @@ GOPROXY, never a lower version.
 Exit codes: 0 refreshed (or nothing to do); 1 a patch does not apply at the
 pin; 2 bad input.`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Image, opts.Patches = args[0], args[1:]
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return run(cmd.Context(), opts)
-		},
 	}
-	return cmd
+	return cmdutil.NewCommand(cmd, opts, runF, cmdutil.Staged(f, run), func(_ *cobra.Command, args []string) error {
+		opts.Image, opts.Patches = args[0], args[1:]
+		return nil
+	})
 }
 
-func run(ctx context.Context, opts *Options) error {
+func run(ctx context.Context, opts *Options, format report.Format, env pipeline.Env) error {
 	f := opts.Factory
-	format, env, err := f.Setup()
-	if err != nil {
-		return err
-	}
-	im, err := pipeline.Prepare(ctx, env, opts.Image, "")
-	if err != nil {
-		return err
-	}
-	defer im.Close()
-	want, err := selected(im, opts.Patches)
-	if err != nil {
-		return err
-	}
-	src, err := im.Cache.Source(im.Commit)
-	if err != nil {
-		return err
-	}
-	rendered, err := refreshstage.CanonicalBumps(ctx, gomod.Go{Offline: f.Offline}, src, im.Patches)
-	var na *refreshstage.NotApplyingError
-	if errors.As(err, &na) {
-		return fmt.Errorf("%w: %v", diag.ErrFindings, err)
-	}
-	if err != nil {
-		return err
-	}
-	out := report.Refresh{Image: opts.Image, Ref: im.Ref}
-	plan := &upgradestage.Result{}
-	for _, r := range rendered {
-		if !want[r.Patch.Path] {
-			continue
+	out, err := pipeline.One(ctx, f.Runner(env), opts.Image, func(ctx context.Context, im *pipeline.Image) (report.Refresh, error) {
+		files, err := upgradestage.Refresh(ctx, upgradestage.RefreshInput{
+			Root: env.Root, Spec: im.Spec, Cache: im.Cache, PinCommit: im.Commit, Patches: im.Patches,
+			Names: opts.Patches, Offline: f.Offline, Txn: f.Txn(),
+		})
+		out := report.Refresh{Image: opts.Image, Ref: im.Ref}
+		for _, r := range files {
+			out.Patches = append(out.Patches, report.RefreshedFile{File: r.File, Changed: r.Changed})
 		}
-		out.Patches = append(out.Patches, report.RefreshedFile{File: r.Patch.Path, Changed: r.Changed})
-		if r.Changed {
-			plan.Writes = append(plan.Writes, upgradestage.Write{Path: r.Patch.Path, Data: r.Text, Prior: r.Read})
-		}
-	}
-	set, err := plan.WriteSet(env.Root, im.Spec, im.Patches)
+		return out, err
+	})
 	if err != nil {
 		return err
-	}
-	if _, err := set.Commit(ctx, txn.Options{Waiting: cmdutil.LockNotice(f.IO)}); err != nil {
-		return txn.Explain(err)
 	}
 	return report.RenderRefresh(f.IO.Out, format, out)
-}
-
-// selected returns the patch paths to rewrite: all, or those named (by file
-// name or path); a name that is not in the series is a bad invocation.
-func selected(im *pipeline.Image, names []string) (map[string]bool, error) {
-	out := map[string]bool{}
-	for _, p := range im.Patches {
-		if len(names) == 0 {
-			out[p.Path] = true
-		}
-	}
-	for _, n := range names {
-		found := false
-		for _, p := range im.Patches {
-			if n == p.Path || n == p.Name || path.Clean(n) == p.Path {
-				out[p.Path], found = true, true
-			}
-		}
-		if !found {
-			return nil, &cmdutil.UsageError{Err: fmt.Errorf("%s is not a patch of %s's series", n, im.Spec.Name)}
-		}
-	}
-	return out, nil
 }

@@ -50,13 +50,9 @@ text from servers never becomes a CI workflow command.`,
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &cmdutil.UsageError{Err: err}
 	})
-	pf := cmd.PersistentFlags()
-	pf.StringVarP(&f.Output, "output", "o", "text", "output format: text, json, markdown or github")
-	pf.StringVar(&f.Root, "root", ".", "repository root holding images/ and patches/")
-	pf.StringVar(&f.CacheDir, "cache-dir", "", "upstream cache directory (default: the user's cache dir/patchkit)")
-	pf.StringVar(&f.UpstreamURL, "upstream-url", "", "replace upstream.url of the spec (one IMAGE only)")
-	pf.BoolVar(&f.Offline, "offline", false, "never touch the network; fail if the cache lacks a ref")
-	pf.DurationVar(&f.FetchTimeout, "fetch-timeout", 0, "give up an upstream fetch that receives nothing for this long, connecting included (default 60s, or PATCHKIT_FETCH_TIMEOUT)")
+	f.AddOutputFlag(cmd)
+	f.AddRootFlag(cmd)
+	f.AddUpstreamFlags(cmd)
 
 	cmd.AddCommand(apply.NewCmdApply(f, nil))
 	cmd.AddCommand(matrix.NewCmdMatrix(f, nil))

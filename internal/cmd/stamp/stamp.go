@@ -4,7 +4,6 @@ package stamp
 import (
 	"context"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -13,7 +12,6 @@ import (
 	"github.com/patchkit/patchkit/internal/pipeline"
 	"github.com/patchkit/patchkit/internal/release"
 	"github.com/patchkit/patchkit/internal/report"
-	"github.com/patchkit/patchkit/internal/series"
 	"github.com/patchkit/patchkit/internal/spec"
 	stampstage "github.com/patchkit/patchkit/internal/stamp"
 )
@@ -57,14 +55,11 @@ The registry is --registry, else $REGISTRY; the tag is --tag, else
 $IMAGE_TAG, else image.tag. A digest that is not sha256:<64 hex digits> is
 refused (exit 2). Needs no network.`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Image = args[0]
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return run(cmd.Context(), opts)
-		},
 	}
+	cmdutil.NewCommand(cmd, opts, runF, run, func(_ *cobra.Command, args []string) error {
+		opts.Image = args[0]
+		return nil
+	})
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Digest, "digest", "", "the image digest, sha256:<64 hex digits> (required)")
 	fl.StringVar(&opts.Registry, "registry", "", "registry for the ref and split formats (default: $REGISTRY)")
@@ -95,12 +90,12 @@ func run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	// The record names the series in the repository now: the digest was given.
-	patches, err := series.Load(filepath.Join(root, filepath.FromSlash(s.Patches)), s.Patches, pipeline.SeriesOptions(s)...)
+	idents, err := pipeline.Idents(root, s)
 	if err != nil {
 		return err
 	}
 	v := target.Value(opts.Digest)
-	v.Series = series.Idents(patches)
+	v.Series = idents
 	plan, err := stampstage.Prepare(root, s, v)
 	if err != nil {
 		return err

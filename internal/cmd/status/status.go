@@ -17,7 +17,6 @@ import (
 	"github.com/patchkit/patchkit/internal/spec"
 	statusstage "github.com/patchkit/patchkit/internal/status"
 	"github.com/patchkit/patchkit/internal/untrusted"
-	"github.com/patchkit/patchkit/internal/upstream"
 )
 
 // Options are the flags and dependencies of `patchkit status`.
@@ -70,20 +69,17 @@ Exit codes: 0 the report was made (findings included: it is a dashboard);
 2 bad input, or the dashboard issue could not be written. A unit that cannot
 be reported on (its upstream unreachable, a bad spec) is a line of the report
 with its error, and the run exits 2 after printing it.`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Images = args
-			if opts.Repo != "" && !opts.Issue {
-				return &cmdutil.UsageError{Err: errors.New("--repo names the repository of the dashboard issue: give --issue too")}
-			}
-			if opts.Issue && f.Offline {
-				return &cmdutil.UsageError{Err: errors.New("--issue writes to GitHub: it cannot run with --offline")}
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return run(cmd.Context(), opts)
-		},
 	}
+	cmdutil.NewCommand(cmd, opts, runF, run, func(_ *cobra.Command, args []string) error {
+		opts.Images = args
+		if opts.Repo != "" && !opts.Issue {
+			return &cmdutil.UsageError{Err: errors.New("--repo names the repository of the dashboard issue: give --issue too")}
+		}
+		if opts.Issue && f.Offline {
+			return &cmdutil.UsageError{Err: errors.New("--issue writes to GitHub: it cannot run with --offline")}
+		}
+		return nil
+	})
 	cmd.Flags().BoolVar(&opts.Issue, "issue", false, "create or update the dashboard issue with the markdown report")
 	cmd.Flags().StringVar(&opts.Repo, "repo", "", "the GitHub repository (OWNER/NAME) of the dashboard issue (default $GITHUB_REPOSITORY)")
 	return cmd
@@ -124,29 +120,27 @@ func run(ctx context.Context, opts *Options) error {
 	}
 	rep := &statusstage.Report{}
 	fetched := map[string]bool{}
+	// One unit's failure is a line of the dashboard, not the end of it;
+	// the run still exits 2 once the report is out.
+	r := pipeline.Runner{Env: env, Repair: true, Alone: len(images) > 1}
+	units, err := pipeline.Run(ctx, r, images, func(ctx context.Context, im *pipeline.Image) (*statusstage.Unit, error) {
+		return unit(ctx, im, so, fetched)
+	})
+	if err != nil {
+		return err
+	}
 	var failed []error
-	for _, name := range images {
-		var u *statusstage.Unit
-		err := upstream.RetryRepaired(ctx, func() error {
-			var err error
-			u, err = unit(ctx, env, name, so, fetched)
-			return err
-		})
-		if err != nil {
-			// One unit's failure is a line of the dashboard, not the end of
-			// it; the run still exits 2 once the report is out.
-			if len(images) == 1 {
-				return err
-			}
-			failed = append(failed, fmt.Errorf("%s: %w", name, err))
-			dir := name
-			if s, err := spec.Load(env.Root, name); err == nil {
-				dir = s.Dir
-			}
-			rep.Units = append(rep.Units, statusstage.Unit{Name: name, Dir: dir, Releases: []string{}, Patches: []statusstage.Patch{}, History: []statusstage.Point{}, Error: untrusted.Error(err)})
+	for _, u := range units {
+		if u.Err == nil {
+			rep.Units = append(rep.Units, *u.Result)
 			continue
 		}
-		rep.Units = append(rep.Units, *u)
+		failed = append(failed, fmt.Errorf("%s: %w", u.Name, u.Err))
+		dir := u.Name
+		if s, err := spec.Load(env.Root, u.Name); err == nil {
+			dir = s.Dir
+		}
+		rep.Units = append(rep.Units, statusstage.Unit{Name: u.Name, Dir: dir, Releases: []string{}, Patches: []statusstage.Patch{}, History: []statusstage.Point{}, Error: untrusted.Error(u.Err)})
 	}
 	rep.History = statusstage.Total(rep.Units)
 	if opts.Issue {
@@ -172,14 +166,9 @@ func run(ctx context.Context, opts *Options) error {
 	return nil
 }
 
-// unit prepares one unit, refreshes its upstream cache once per run
-// (fetched remembers the URLs done) and collects its status.
-func unit(ctx context.Context, env pipeline.Env, name string, so statusstage.Options, fetched map[string]bool) (*statusstage.Unit, error) {
-	im, err := pipeline.Prepare(ctx, env, name, "")
-	if err != nil {
-		return nil, err
-	}
-	defer im.Close()
+// unit refreshes the unit's upstream cache once per run (fetched
+// remembers the URLs done) and collects its status.
+func unit(ctx context.Context, im *pipeline.Image, so statusstage.Options, fetched map[string]bool) (*statusstage.Unit, error) {
 	if !fetched[im.URL] {
 		if err := im.Cache.Fetch(ctx); err != nil {
 			return nil, err

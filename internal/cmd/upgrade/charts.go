@@ -33,7 +33,7 @@ func upgradeChart(ctx context.Context, f *cmdutil.Factory, env pipeline.Env, for
 		return err
 	}
 	if len(up.Problems) == 0 && !opts.DryRun {
-		if err := fe.WriteUpgrade(u, up, want); err != nil {
+		if err := fe.WriteUpgradeContext(ctx, u, up, want, f.Txn()); err != nil {
 			return err
 		}
 	}

@@ -4,8 +4,6 @@ package upgrade
 import (
 	"context"
 	"errors"
-	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -13,11 +11,8 @@ import (
 	"github.com/patchkit/patchkit/internal/cmdutil"
 	"github.com/patchkit/patchkit/internal/diag"
 	gatestage "github.com/patchkit/patchkit/internal/gate"
-	"github.com/patchkit/patchkit/internal/gomod"
 	"github.com/patchkit/patchkit/internal/pipeline"
-	"github.com/patchkit/patchkit/internal/refresh"
 	"github.com/patchkit/patchkit/internal/report"
-	"github.com/patchkit/patchkit/internal/txn"
 	upgradestage "github.com/patchkit/patchkit/internal/upgrade"
 )
 
@@ -91,17 +86,14 @@ Exit codes: 0 upgraded (or already at the newest release); 1 a patch
 conflicts or the gate fails (nothing written, or with --keep-conflicts the
 rest); 2 bad input, or a file changed while upgrade ran.`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Image = args[0]
-			if opts.OpenPR && opts.DryRun {
-				return &cmdutil.UsageError{Err: errors.New("--open-pr and --dry-run exclude each other")}
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return run(cmd.Context(), opts)
-		},
 	}
+	cmdutil.NewCommand(cmd, opts, runF, cmdutil.Staged(f, run), func(_ *cobra.Command, args []string) error {
+		opts.Image = args[0]
+		if opts.OpenPR && opts.DryRun {
+			return &cmdutil.UsageError{Err: errors.New("--open-pr and --dry-run exclude each other")}
+		}
+		return nil
+	})
 	cmd.Flags().StringVar(&opts.To, "to", "", "upstream ref to move to (default: the newest final release matching upstream.releases)")
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "print the plan and write nothing")
 	cmd.Flags().BoolVar(&opts.OpenPR, "open-pr", false, "commit on patchkit/upgrade-IMAGE, push, and open or update its pull request")
@@ -110,62 +102,34 @@ rest); 2 bad input, or a file changed while upgrade ran.`,
 	return cmd
 }
 
-func run(ctx context.Context, opts *Options) error {
+func run(ctx context.Context, opts *Options, format report.Format, env pipeline.Env) error {
 	f := opts.Factory
-	format, env, err := f.Setup()
-	if err != nil {
-		return err
-	}
 	if u, err := chart.Find(env.Root, opts.Image); err != nil {
 		return err
 	} else if u != nil {
 		return upgradeChart(ctx, f, env, format, u, opts)
 	}
-	im, err := pipeline.Prepare(ctx, env, opts.Image, "")
-	if err != nil {
-		return err
-	}
-	defer im.Close()
-	if !f.Offline {
-		if err := im.Cache.Fetch(ctx); err != nil {
-			return err
-		}
-	}
-	to, err := upgradestage.Target(im.Cache, im.Spec, opts.To)
+	res, err := pipeline.One(ctx, f.Runner(env), opts.Image, func(ctx context.Context, im *pipeline.Image) (*upgradestage.Outcome, error) {
+		return upgradestage.Run(ctx, upgradestage.Request{
+			Root: env.Root, Cache: im.Cache, Spec: im.Spec, PinCommit: im.Commit, Patches: im.Patches,
+			To: opts.To, DryRun: opts.DryRun, KeepConflicts: opts.KeepConflicts, Offline: f.Offline,
+			GateOptions: append([]gatestage.Option{
+				gatestage.WithOffline(f.Offline),
+				gatestage.WithProgress(f.IO.Progress()),
+			}, opts.gateOpts...),
+			Txn: f.Txn(),
+		})
+	})
 	if errors.Is(err, upgradestage.ErrUpToDate) {
 		return report.Export(f.IO.Out, format, report.UpToDate{Image: opts.Image, Message: err.Error()})
 	}
 	if err != nil {
-		return &diag.InputError{File: im.Spec.File, Key: "upstream.releases", Msg: "choosing the release", Err: err}
-	}
-	commit, err := resolve(ctx, im, to)
-	if err != nil {
 		return err
 	}
-	res, err := upgradestage.Plan(ctx, upgradestage.Input{
-		Cache: im.Cache, Spec: im.Spec, PinCommit: im.Commit, Patches: im.Patches, To: to,
-		Pin: upgradestage.PinFor(env.Root, im.Spec), Root: env.Root,
-		Go: gomod.Go{Offline: f.Offline},
-	}, commit)
-	if err != nil {
-		return planError(err)
-	}
-	set, err := res.WriteSet(env.Root, im.Spec, im.Patches)
-	if err != nil {
-		return err
-	}
-	out := report.Upgrade{Image: opts.Image, DryRun: opts.DryRun, Result: res, Written: []txn.Done{}, KeepConflicts: opts.KeepConflicts}
-	if out.Gate, err = runGate(ctx, f, env, im, res, opts); err != nil {
-		return err
-	}
-	out.DroppedTests = droppedTests(res, out.Gate)
-	out.OK = res.OK() && (out.Gate == nil || out.Gate.OK) && allPass(out.DroppedTests)
-	if !opts.DryRun && (out.OK || opts.KeepConflicts) {
-		done, err := set.Commit(ctx, txn.Options{Waiting: cmdutil.LockNotice(f.IO)})
-		if err != nil {
-			return txn.Explain(err)
-		}
-		out.Written = append(out.Written, done...)
+	out := report.Upgrade{Image: opts.Image, DryRun: opts.DryRun, OK: res.OK, Result: res.Result, Gate: res.Gate,
+		Written: res.Written, KeepConflicts: opts.KeepConflicts}
+	for _, t := range res.DroppedTests {
+		out.DroppedTests = append(out.DroppedTests, report.TestStatus{Name: t.Name, Patch: t.Patch, Status: t.Status})
 	}
 	if err := report.RenderUpgrade(f.IO.Out, format, out); err != nil {
 		return err
@@ -179,74 +143,4 @@ func run(ctx context.Context, opts *Options) error {
 		return diag.ErrFindings
 	}
 	return nil
-}
-
-func resolve(ctx context.Context, im *pipeline.Image, to string) (string, error) {
-	if err := im.Cache.Ensure(ctx, to); err != nil {
-		return "", &diag.InputError{File: "--to", Msg: "bad ref", Err: err}
-	}
-	commit, err := im.Cache.Resolve(to)
-	if err != nil {
-		return "", &diag.InputError{File: "--to", Msg: "bad ref", Err: err}
-	}
-	return commit, nil
-}
-
-// planError makes a series that does not apply at the pin a finding.
-func planError(err error) error {
-	var na *refresh.NotApplyingError
-	if errors.As(err, &na) {
-		return fmt.Errorf("%w: the series does not apply at the pin: %v", diag.ErrFindings, err)
-	}
-	return err
-}
-
-func runGate(ctx context.Context, f *cmdutil.Factory, env pipeline.Env, im *pipeline.Image, res *upgradestage.Result, opts *Options) (*gatestage.Result, error) {
-	if im.Spec.Test == nil {
-		return nil, nil
-	}
-	g, err := gatestage.New(env.Root, im.Spec, append([]gatestage.Option{
-		gatestage.WithOffline(f.Offline),
-		gatestage.WithProgress(f.IO.Progress()),
-	}, opts.gateOpts...)...)
-	if err != nil {
-		return nil, err
-	}
-	return g.Run(ctx, res.Source, res.Changes)
-}
-
-// droppedTests gives the status, in the gate run, of each test a dropped
-// patch owned (a Test: entry names a test or a subtest prefix).
-func droppedTests(res *upgradestage.Result, g *gatestage.Result) []report.TestStatus {
-	if g == nil {
-		return nil
-	}
-	var out []report.TestStatus
-	for _, p := range res.Patches {
-		if p.Fate != upgradestage.FateDropped {
-			continue
-		}
-		for _, name := range p.Tests {
-			st := g.Status(name)
-			for _, t := range g.Tests {
-				if st == "" && strings.HasPrefix(t.Name, name+"/") {
-					st = t.Status
-				}
-				if strings.HasPrefix(t.Name, name+"/") && t.Status == gatestage.StatusFail {
-					st = t.Status
-				}
-			}
-			out = append(out, report.TestStatus{Name: name, Patch: p.File, Status: st})
-		}
-	}
-	return out
-}
-
-func allPass(ts []report.TestStatus) bool {
-	for _, t := range ts {
-		if t.Status != gatestage.StatusPass {
-			return false
-		}
-	}
-	return true
 }

@@ -8,10 +8,6 @@ import (
 	verifystage "github.com/patchkit/patchkit/internal/verify"
 )
 
-func chartArgs(root string, args []string) ([]*chart.Unit, []string, error) {
-	return chart.SplitArgs(root, args)
-}
-
 // verifyCharts runs the chart units' checks (vendored, chart-pin), as
 // verify results named by the unit's directory.
 func verifyCharts(ctx context.Context, env pipeline.Env, units []*chart.Unit) ([]verifystage.Result, bool, error) {

@@ -14,10 +14,10 @@ import (
 	"github.com/patchkit/patchkit/internal/cmdutil"
 	"github.com/patchkit/patchkit/internal/diag"
 	"github.com/patchkit/patchkit/internal/ghapi"
+	"github.com/patchkit/patchkit/internal/pipeline"
 	"github.com/patchkit/patchkit/internal/report"
 	"github.com/patchkit/patchkit/internal/spec"
 	"github.com/patchkit/patchkit/internal/untrusted"
-	"github.com/patchkit/patchkit/internal/upstream"
 	verifystage "github.com/patchkit/patchkit/internal/verify"
 )
 
@@ -75,39 +75,26 @@ The upstream diff comes from the upstream cache, or with --online from
 GitHub (GITHUB_TOKEN when set; GITHUB_API_URL for Enterprise Server).
 -o github writes annotations, and appends a markdown summary to
 $GITHUB_STEP_SUMMARY when it is set. Exit 1 when a check fails.`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Images = args
-			if opts.Online && f.Offline {
-				return &cmdutil.UsageError{Err: errors.New("--online and --offline exclude each other")}
-			}
-			if f.UpstreamURL != "" && len(args) != 1 {
-				return &cmdutil.UsageError{Err: errors.New("--upstream-url needs exactly one IMAGE")}
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return run(cmd.Context(), opts)
-		},
 	}
+	cmdutil.NewCommand(cmd, opts, runF, cmdutil.Staged(f, run), func(_ *cobra.Command, args []string) error {
+		opts.Images = args
+		if opts.Online && f.Offline {
+			return &cmdutil.UsageError{Err: errors.New("--online and --offline exclude each other")}
+		}
+		if f.UpstreamURL != "" && len(args) != 1 {
+			return &cmdutil.UsageError{Err: errors.New("--upstream-url needs exactly one IMAGE")}
+		}
+		return nil
+	})
 	cmd.Flags().BoolVar(&opts.Online, "online", false, "get upstream commit diffs from the GitHub API (GITHUB_TOKEN when set)")
 	return cmd
 }
 
-func run(ctx context.Context, opts *Options) error {
+func run(ctx context.Context, opts *Options, format report.Format, env pipeline.Env) error {
 	f := opts.Factory
-	format, env, err := f.Setup()
+	charts, images, err := f.Select(spec.NewDiscovery(env.Root), opts.Images)
 	if err != nil {
 		return err
-	}
-	charts, imageArgs, err := chartArgs(env.Root, opts.Images)
-	if err != nil {
-		return err
-	}
-	var images []string
-	if len(opts.Images) == 0 || len(imageArgs) > 0 {
-		if images, err = f.Images(env.Root, imageArgs); err != nil {
-			return err
-		}
 	}
 	units, orphans, err := verifystage.Units(env.Root, images, len(opts.Images) == 0)
 	if err != nil {
@@ -131,35 +118,27 @@ func run(ctx context.Context, opts *Options) error {
 			vopts = append(vopts, verifystage.WithGitHubHost(u.Hostname()))
 		}
 	}
+	// A damaged cache is no verdict: online it is repaired and the image
+	// verified again; offline it is exit 2. One bad unit of several fails
+	// alone; the run exits with the worst status.
+	r := f.Runner(env)
+	r.Repair, r.Alone = true, len(images) > 1
+	done, err := pipeline.Each(ctx, r, images, func(ctx context.Context, name string) (*verifystage.Result, error) {
+		return verifystage.Image(ctx, env, name, vopts...)
+	})
+	if err != nil {
+		return err
+	}
 	results := make([]verifystage.Result, 0, len(images)+len(orphans))
 	failed := len(orphans) > 0
-	worst := cmdutil.ExitOK
-	for _, name := range images {
-		var res *verifystage.Result
-		// A damaged cache is no verdict: online it is repaired and the image
-		// verified again; offline it is exit 2.
-		err := upstream.RetryRepaired(ctx, func() error {
-			var err error
-			res, err = verifystage.Image(ctx, env, name, vopts...)
-			return err
-		})
-		if err != nil && (len(images) < 2 || ctx.Err() != nil) {
-			return err
+	for _, u := range done {
+		res := u.Result
+		if u.Err != nil {
+			msg := untrusted.Error(u.Err)
+			res = &verifystage.Result{Image: u.Name, Error: msg, ExitCode: cmdutil.ExitCode(u.Err), Checks: []verifystage.Check{{
+				Patch: u.File(), Check: verifystage.CheckApply, Status: verifystage.StatusFail, Message: "not verified: " + msg}}}
 		}
-		if err != nil {
-			// One bad unit fails alone; the run exits with the worst status.
-			code := cmdutil.ExitCode(err)
-			worst = max(worst, code)
-			msg := untrusted.Error(err)
-			fmt.Fprintf(f.IO.ErrOut, "patchkit: %s: %s\n", name, msg)
-			file := name
-			if u, ferr := spec.Find(env.Root, name); ferr == nil {
-				file = u.File()
-			}
-			res = &verifystage.Result{Image: name, Error: msg, ExitCode: code, Checks: []verifystage.Check{{
-				Patch: file, Check: verifystage.CheckApply, Status: verifystage.StatusFail, Message: "not verified: " + msg}}}
-		}
-		if c, ok := units[name]; ok {
+		if c, ok := units[u.Name]; ok {
 			res.Checks = append(res.Checks, c)
 			res.OK = res.OK && c.Status != verifystage.StatusFail
 		}
@@ -181,13 +160,11 @@ func run(ctx context.Context, opts *Options) error {
 			return err
 		}
 	}
-	if worst == cmdutil.ExitBadInput {
-		return diag.ErrReported
-	}
+	worst := pipeline.Worst(done)
 	if failed {
-		return diag.ErrFindings
+		worst = max(worst, cmdutil.ExitFindings)
 	}
-	return nil
+	return diag.Exit(worst)
 }
 
 // appendSummary appends the markdown summary to path, when set.

@@ -1,0 +1,28 @@
+package cmdutil
+
+import "github.com/spf13/cobra"
+
+// The global flags, one function per concern. root registers them on the
+// patchkit command, so that every verb has them; the Factory holds their
+// values and resolves them (Format, ResolveRoot, Env, Setup).
+
+// AddOutputFlag registers -o/--output, the output format (Format).
+func (f *Factory) AddOutputFlag(cmd *cobra.Command) {
+	cmd.PersistentFlags().StringVarP(&f.Output, "output", "o", "text", "output format: text, json, markdown or github")
+}
+
+// AddRootFlag registers --root, the repository root (ResolveRoot).
+func (f *Factory) AddRootFlag(cmd *cobra.Command) {
+	cmd.PersistentFlags().StringVar(&f.Root, "root", ".", "repository root holding images/ and patches/")
+}
+
+// AddUpstreamFlags registers the upstream cache's flags: --cache-dir,
+// --upstream-url (one IMAGE only: Images), --offline and --fetch-timeout
+// (Env).
+func (f *Factory) AddUpstreamFlags(cmd *cobra.Command) {
+	pf := cmd.PersistentFlags()
+	pf.StringVar(&f.CacheDir, "cache-dir", "", "upstream cache directory (default: the user's cache dir/patchkit)")
+	pf.StringVar(&f.UpstreamURL, "upstream-url", "", "replace upstream.url of the spec (one IMAGE only)")
+	pf.BoolVar(&f.Offline, "offline", false, "never touch the network; fail if the cache lacks a ref")
+	pf.DurationVar(&f.FetchTimeout, "fetch-timeout", 0, "give up an upstream fetch that receives nothing for this long, connecting included (default 60s, or PATCHKIT_FETCH_TIMEOUT)")
+}

@@ -1,0 +1,56 @@
+package pipeline
+
+import (
+	"context"
+	"path/filepath"
+
+	"github.com/patchkit/patchkit/internal/series"
+	"github.com/patchkit/patchkit/internal/spec"
+	"github.com/patchkit/patchkit/internal/untrusted"
+	"github.com/patchkit/patchkit/internal/upstream"
+)
+
+// Peek opens the unit name without fetching anything: its spec, its parsed
+// series and its upstream cache opened shallow, for a command that may
+// answer from the upstream's listing alone (obsolete-check's units with
+// nothing to scan). ok is false, with no error, when the unit is not such a
+// candidate: bad input (Prepare reports it the same way later), branches
+// to follow, a pin that is not a version, or a reference patch (its diff
+// comes from history). The Image has no Ref and no Commit: nothing is
+// resolved. The caller closes it.
+func Peek(ctx context.Context, env Env, name string) (im *Image, ok bool, err error) {
+	var s *spec.Spec
+	if env.Units != nil && env.Units.Root() == env.Root {
+		s, err = env.Units.Load(name)
+	} else {
+		s, err = spec.Load(env.Root, name)
+	}
+	if err != nil || len(s.Upstream.Branches) > 0 {
+		return nil, false, nil
+	}
+	if _, semver := upstream.CompareVersions(s.Upstream.Ref, s.Upstream.Ref); !semver {
+		return nil, false, nil
+	}
+	patches, err := series.Load(filepath.Join(env.Root, filepath.FromSlash(s.Patches)), s.Patches, SeriesOptions(s)...)
+	if err != nil {
+		return nil, false, nil
+	}
+	for _, p := range patches {
+		if p.IsReference() {
+			return nil, false, nil
+		}
+	}
+	url := s.Upstream.URL
+	if env.UpstreamURL != "" {
+		url = env.UpstreamURL
+	}
+	untrusted.AddURL(url)
+	cache, err := upstream.Open(ctx, env.CacheDir, url,
+		upstream.WithProgress(env.Progress),
+		upstream.WithShallow(true),
+		upstream.WithTimeouts(min(env.FetchTimeout, upstream.DefaultConnectTimeout), env.FetchTimeout))
+	if err != nil {
+		return nil, false, err
+	}
+	return &Image{Name: name, Spec: s, URL: url, Cache: cache, Patches: patches}, true, nil
+}
