@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/patchkit/patchkit/internal/chart/charttest"
-	"github.com/patchkit/patchkit/internal/image/imagetest"
 )
 
 type chartInit struct {
@@ -32,15 +31,11 @@ type verifyOut struct {
 	} `json:"checks"`
 }
 
-// chartMonorepo starts a registry and the chart monorepo on it, points git
-// at the monorepo's config, and returns it with a fresh cache directory.
+// chartMonorepo starts the chart monorepo (charttest.Start) and returns it
+// with a fresh cache directory.
 func chartMonorepo(t *testing.T) (*charttest.Monorepo, string) {
 	t.Helper()
-	reg := imagetest.StartRegistry(t)
-	m := charttest.NewMonorepo(t, reg.Addr)
-	t.Setenv("GIT_CONFIG_GLOBAL", m.GitConfig)
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	return m, filepath.Join(t.TempDir(), "cache")
+	return charttest.Start(t), filepath.Join(t.TempDir(), "cache")
 }
 
 // initRoot runs init on the monorepo and fails the test unless it exits 0.
@@ -239,13 +234,7 @@ func TestUpgradeChartUnit(t *testing.T) {
 func TestUpgradeChartDropsLanded(t *testing.T) {
 	m, cache := chartMonorepo(t)
 	initRoot(t, m)
-	charttest.WriteFiles(t, m.Root, map[string]string{
-		"packages/system/reloader/images/reloader/patchkit.yaml": "upstream: {url: https://github.com/stakater/Reloader, ref: v1.3.0}\npatches: patches\nimage: {repository: reloader, tag: v1.3.0}\n",
-		"packages/system/reloader/images/reloader/patches/.keep": "",
-	})
-	carried := charttest.ChartFiles("reloader", "2.2.0", "v1.3.2")
-	carried["templates/deployment.yaml"] = strings.Replace(carried["templates/deployment.yaml"], "          livenessProbe:", "          startupProbe:\n            httpGet:\n              path: /healthz\n              port: 8080\n          livenessProbe:", 1)
-	m.Helm.Add(t, "reloader", "2.2.0", charttest.Tgz(t, "reloader", carried))
+	charttest.AddReloaderCarrying(t, m)
 	unit := "packages/system/reloader/charts/reloader"
 	code, out, errOut := run(t, "upgrade", "--root", m.Root, "--cache-dir", cache, unit)
 	for _, want := range []string{
