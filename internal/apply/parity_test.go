@@ -3,7 +3,6 @@ package apply
 import (
 	"bytes"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -100,44 +99,16 @@ func commitPatch(t *testing.T, r *gittest.Repo, extra ...string) string {
 func snap(t *testing.T, dir string) tree.Map {
 	t.Helper()
 	m := tree.Map{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			if rel == ".git" {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		info, err := os.Lstat(p)
-		if err != nil {
-			return err
-		}
+	for rel, e := range gittest.Checkout(t, dir) {
 		switch {
-		case info.Mode()&os.ModeSymlink != 0:
-			target, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			m[rel] = &tree.File{Mode: tree.Symlink, Data: []byte(target)}
+		case e.Mode&os.ModeSymlink != 0:
+			m[rel] = &tree.File{Mode: tree.Symlink, Data: e.Data}
+		case e.Mode.IsDir():
+		case e.Mode&0o100 != 0:
+			m[rel] = &tree.File{Mode: tree.Executable, Data: e.Data}
 		default:
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			mode := tree.Regular
-			if info.Mode()&0o100 != 0 {
-				mode = tree.Executable
-			}
-			m[rel] = &tree.File{Mode: mode, Data: data}
+			m[rel] = &tree.File{Mode: tree.Regular, Data: e.Data}
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	return m
 }

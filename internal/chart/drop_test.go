@@ -19,15 +19,8 @@ import (
 // unit, built from the chart's appVersion, is named with the upgrade that
 // carries it.
 func TestUpgradeDropsLanded(t *testing.T) {
-	m := newMonorepo(t)
-	charttest.WriteFiles(t, m.Root, specs(m))
-	charttest.WriteFiles(t, m.Root, map[string]string{
-		"packages/system/reloader/images/reloader/patchkit.yaml": "upstream: {url: https://github.com/stakater/Reloader, ref: v1.3.0}\npatches: patches\nimage: {repository: reloader, tag: v1.3.0}\n",
-		"packages/system/reloader/images/reloader/patches/.keep": "",
-	})
-	carried := charttest.ChartFiles("reloader", "2.2.0", "v1.3.2")
-	carried["templates/deployment.yaml"] = strings.Replace(carried["templates/deployment.yaml"], "          livenessProbe:", "          startupProbe:\n            httpGet:\n              path: /healthz\n              port: 8080\n          livenessProbe:", 1)
-	m.Helm.Add(t, "reloader", "2.2.0", charttest.Tgz(t, "reloader", carried))
+	m := adoptedMonorepo(t)
+	carried := charttest.AddReloaderCarrying(t, m)
 	patch := "packages/system/reloader/patches/deployment-startup-probe.diff"
 
 	// The oracle: GNU patch, as the Makefile runs it, refuses the patch at
@@ -48,11 +41,8 @@ func TestUpgradeDropsLanded(t *testing.T) {
 	}
 
 	ctx := context.Background()
-	f := NewFetcher(m.Root, filepath.Join(t.TempDir(), "cache"), false)
-	u, err := Find(m.Root, "packages/system/reloader/charts/reloader")
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := newFetcher(t, m)
+	u := mustFind(t, m.Root, "packages/system/reloader/charts/reloader")
 	up, want, err := f.PlanUpgrade(ctx, u, "")
 	if err != nil {
 		t.Fatal(err)

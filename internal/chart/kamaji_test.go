@@ -14,9 +14,7 @@ import (
 // of a file that exists, while git apply takes it. GNUPatch agrees with
 // both real tools.
 func TestKamajiZeroIndexPatch(t *testing.T) {
-	patch, _ := os.ReadFile("testdata/kamaji/1.diff")
-	upstream, _ := os.ReadFile("testdata/kamaji/upstream.yaml")
-	vendored, _ := os.ReadFile("testdata/kamaji/vendored.yaml")
+	patch, upstream, vendored := readCase(t, "kamaji", "1.diff")
 	const file = "charts/kamaji/controller-gen/validating-webhook.yaml"
 	files := Files{file: upstream}
 
@@ -48,6 +46,20 @@ func TestKamajiZeroIndexPatch(t *testing.T) {
 	}
 }
 
+// readCase reads a real case from testdata/dir: the patch, the upstream
+// file it is applied to, and the file as the monorepo vendors it.
+func readCase(t *testing.T, dir, patch string) (p, upstream, vendored []byte) {
+	t.Helper()
+	read := func(name string) []byte {
+		b, err := os.ReadFile(filepath.Join("testdata", dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	return read(patch), read("upstream.yaml"), read("vendored.yaml")
+}
+
 func mustAbs(t *testing.T, p string) string {
 	a, err := filepath.Abs(p)
 	if err != nil {
@@ -61,9 +73,7 @@ func mustAbs(t *testing.T, p string) string {
 // kube-ovn v1.15.10's file, giving exactly the file cozystack vendors, and
 // GNUPatch agrees with it byte for byte.
 func TestKubeovnChoppedPatch(t *testing.T) {
-	patch, _ := os.ReadFile("testdata/kubeovn/mtu.diff")
-	upstream, _ := os.ReadFile("testdata/kubeovn/upstream.yaml")
-	vendored, _ := os.ReadFile("testdata/kubeovn/vendored.yaml")
+	patch, upstream, vendored := readCase(t, "kubeovn", "mtu.diff")
 	const file = "charts/kube-ovn/templates/ovncni-ds.yaml"
 	files := Files{file: upstream}
 	res := checkAgainstGNU(t, "kubeovn", files, patch, PatchOptions{Strip: 4, Fuzz: 2, NoBackup: true}, "--no-backup-if-mismatch", "-p4")

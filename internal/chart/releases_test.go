@@ -2,7 +2,6 @@ package chart
 
 import (
 	"context"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -15,8 +14,7 @@ import (
 // a Helm repository's index.yaml and an OCI registry's tags, and judges
 // each patch at each: applies, present (the release carries it), conflict.
 func TestScanReleases(t *testing.T) {
-	m := newMonorepo(t)
-	charttest.WriteFiles(t, m.Root, specs(m))
+	m := adoptedMonorepo(t)
 	// 2.2.0 carries the startupProbe; 2.3.0 rewrote the probes.
 	carried := charttest.ChartFiles("reloader", "2.2.0", "v1.3.2")
 	carried["templates/deployment.yaml"] = strings.Replace(carried["templates/deployment.yaml"], "          livenessProbe:", "          startupProbe:\n            httpGet:\n              path: /healthz\n              port: 8080\n          livenessProbe:", 1)
@@ -30,7 +28,7 @@ func TestScanReleases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := NewFetcher(m.Root, filepath.Join(t.TempDir(), "cache"), false)
+	f := newFetcher(t, m)
 	got := map[string]*obsolete.Report{}
 	for _, u := range units {
 		r, err := f.Scan(context.Background(), u)

@@ -15,17 +15,10 @@ import (
 // lives (a Makefile variable, the spec's literal), and verify passes
 // after; a release the series does not apply to writes nothing.
 func TestUpgrade(t *testing.T) {
-	m := newMonorepo(t)
-	charttest.WriteFiles(t, m.Root, specs(m))
-	f := NewFetcher(m.Root, filepath.Join(t.TempDir(), "cache"), false)
+	m := adoptedMonorepo(t)
+	f := newFetcher(t, m)
 	ctx := context.Background()
-	load := func(dir string) *Unit {
-		u, err := Find(m.Root, dir)
-		if err != nil || u == nil {
-			t.Fatalf("Find(%s): %v", dir, err)
-		}
-		return u
-	}
+	load := func(dir string) *Unit { return mustFind(t, m.Root, dir) }
 	for _, tc := range []struct {
 		dir, to, pinFile, pinLine string
 	}{

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/patchkit/patchkit/internal/chart/charttest"
 	"github.com/patchkit/patchkit/internal/txn"
 )
 
@@ -18,14 +17,10 @@ import (
 // the vendored directory that is a symbolic link (which a whole-directory
 // replace dropped) stays a link.
 func TestUpgradeWritesUnderTheLock(t *testing.T) {
-	m := newMonorepo(t)
-	charttest.WriteFiles(t, m.Root, specs(m))
-	f := NewFetcher(m.Root, filepath.Join(t.TempDir(), "cache"), false)
+	m := adoptedMonorepo(t)
+	f := newFetcher(t, m)
 	dir := "packages/system/reloader/charts/reloader"
-	u, err := Find(m.Root, dir)
-	if err != nil || u == nil {
-		t.Fatalf("Find: %v", err)
-	}
+	u := mustFind(t, m.Root, dir)
 	link := filepath.Join(m.Root, dir, "LINK")
 	if err := os.Symlink("Chart.yaml", link); err != nil {
 		t.Fatal(err)

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/patchkit/patchkit/internal/chart/charttest"
-	"github.com/patchkit/patchkit/internal/image/imagetest"
 )
 
 // specs are the chart specs of charttest.Monorepo, written by hand.
@@ -68,11 +67,21 @@ func specs(m *charttest.Monorepo) map[string]string {
 
 func newMonorepo(t *testing.T) *charttest.Monorepo {
 	t.Helper()
-	reg := imagetest.StartRegistry(t)
-	m := charttest.NewMonorepo(t, reg.Addr)
-	t.Setenv("GIT_CONFIG_GLOBAL", m.GitConfig)
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	return charttest.Start(t)
+}
+
+// adoptedMonorepo is newMonorepo with every chart unit's spec written.
+func adoptedMonorepo(t *testing.T) *charttest.Monorepo {
+	t.Helper()
+	m := newMonorepo(t)
+	charttest.WriteFiles(t, m.Root, specs(m))
 	return m
+}
+
+// newFetcher is an online Fetcher on m with a fresh chart cache.
+func newFetcher(t *testing.T, m *charttest.Monorepo) *Fetcher {
+	t.Helper()
+	return NewFetcher(m.Root, filepath.Join(t.TempDir(), "cache"), false)
 }
 
 func verifyAll(t *testing.T, m *charttest.Monorepo) map[string]*Result {
@@ -81,7 +90,7 @@ func verifyAll(t *testing.T, m *charttest.Monorepo) map[string]*Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := NewFetcher(m.Root, filepath.Join(t.TempDir(), "cache"), false)
+	f := newFetcher(t, m)
 	out := map[string]*Result{}
 	for _, u := range units {
 		res, err := f.Verify(context.Background(), u)
@@ -94,8 +103,7 @@ func verifyAll(t *testing.T, m *charttest.Monorepo) map[string]*Result {
 }
 
 func TestVerifyVendored(t *testing.T) {
-	m := newMonorepo(t)
-	charttest.WriteFiles(t, m.Root, specs(m))
+	m := adoptedMonorepo(t)
 	res := verifyAll(t, m)
 	if len(res) != 4 {
 		t.Fatalf("units = %d, want 4", len(res))
@@ -153,7 +161,7 @@ func TestVerifyVendored(t *testing.T) {
 					u = x
 				}
 			}
-			f := NewFetcher(m.Root, filepath.Join(t.TempDir(), "cache"), false)
+			f := newFetcher(t, m)
 			r, err := f.Verify(context.Background(), u)
 			if tc.cause == "" {
 				if err == nil && r.OK {
@@ -210,8 +218,7 @@ func restore(t *testing.T, root string, s map[string][]byte) {
 // naming the image unit images/kubeovn, whose pin is the Dockerfile's TAG.
 func withImageUnit(t *testing.T) *charttest.Monorepo {
 	t.Helper()
-	m := newMonorepo(t)
-	charttest.WriteFiles(t, m.Root, specs(m))
+	m := adoptedMonorepo(t)
 	spec := m.Pkg("kubeovn", FileName)
 	b, _ := os.ReadFile(spec)
 	os.WriteFile(spec, append(b, "    image: ./images/kubeovn\n"...), 0o644)

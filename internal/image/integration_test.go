@@ -42,21 +42,7 @@ func TestBuildahRealRegistry(t *testing.T) {
 		t.Fatalf("Build() error = %v", err)
 	}
 	defer res.Close()
-	cf, err := res.Image.ConfigFile()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if cf.Config.Labels[image.AnnotationSource] != "https://example.com/greeter.git" {
-		t.Errorf("labels = %v, want the source", cf.Config.Labels)
-	}
-	pub, err := publishAndCheck(t, reg.Addr+"/greeter", res)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := manifest(t, pub.Reference)
-	if !strings.Contains(m, `"org.opencontainers.image.revision":"c0ffee"`) {
-		t.Errorf("pushed manifest lacks the revision annotation: %s", m)
-	}
+	publishGreeter(t, reg.Addr+"/greeter", res)
 	// The image left buildah's storage; only the base remains.
 	if out := bh.Run("images", "--quiet", "--noheading"); strings.Count(out, "\n") != 0 {
 		t.Errorf("buildah images = %q, want only the base", out)
@@ -134,6 +120,27 @@ func publishAndCheck(t *testing.T, repo string, res *image.Result) (*image.Publi
 	return pub, nil
 }
 
+// publishGreeter checks that the greeter image built from a Dockerfile
+// carries its source label, pushes it with publishAndCheck, and checks the
+// pushed manifest keeps the revision annotation.
+func publishGreeter(t *testing.T, repo string, res *image.Result) {
+	t.Helper()
+	cf, err := res.Image.ConfigFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cf.Config.Labels[image.AnnotationSource] != "https://example.com/greeter.git" {
+		t.Errorf("labels = %v, want the source", cf.Config.Labels)
+	}
+	pub, err := publishAndCheck(t, repo, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := manifest(t, pub.Reference); !strings.Contains(m, `"org.opencontainers.image.revision":"c0ffee"`) {
+		t.Errorf("pushed manifest lacks the revision annotation: %s", m)
+	}
+}
+
 func manifest(t *testing.T, ref string) string {
 	t.Helper()
 	r, err := name.ParseReference(ref)
@@ -183,20 +190,7 @@ func TestDockerClassicRealEngine(t *testing.T) {
 	if res.Image == nil || res.Pushed != "" {
 		t.Fatalf("Build() = %+v, want an image for a publisher to push", res)
 	}
-	cf, err := res.Image.ConfigFile()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if cf.Config.Labels[image.AnnotationSource] != "https://example.com/greeter.git" {
-		t.Errorf("labels = %v, want the source", cf.Config.Labels)
-	}
-	pub, err := publishAndCheck(t, reg.Addr+"/greeter", res)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m := manifest(t, pub.Reference); !strings.Contains(m, `"org.opencontainers.image.revision":"c0ffee"`) {
-		t.Errorf("pushed manifest lacks the revision annotation: %s", m)
-	}
+	publishGreeter(t, reg.Addr+"/greeter", res)
 	// The RUN step ran: /built is in the top layers; the built image left the engine.
 	if out := dockerd.Run("images", "--quiet"); strings.Count(out, "\n") != 0 {
 		t.Errorf("docker images = %q, want only the base", out)

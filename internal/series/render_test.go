@@ -63,13 +63,7 @@ func TestGroupHunksSplitsAtSevenLines(t *testing.T) {
 	}
 }
 
-func numberedLines(n int) string {
-	var b strings.Builder
-	for i := 1; i <= n; i++ {
-		fmt.Fprintf(&b, "line %d\n", i)
-	}
-	return b.String()
-}
+func numberedLines(n int) string { return gittest.Numbered("line %d", n) }
 
 // mutate returns a random edit of s: lines replaced, inserted, deleted, and
 // sometimes the last newline removed or added.

@@ -25,14 +25,7 @@ func TestDiscoverAndFind(t *testing.T) {
 		"_output/kubeovn/patchkit.yaml":                          minimal,
 		"packages/system/kamaji/images/kamaji/patches/0001.diff": "",
 	})
-	units, err := Discover(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var dirs []string
-	for _, u := range units {
-		dirs = append(dirs, u.Dir)
-	}
+	units, dirs := discover(t, root)
 	wantDirs := []string{"images/kubeovn", "packages/a/images/dup", "packages/b/images/dup", "packages/system/kamaji/images/kamaji"}
 	if !reflect.DeepEqual(dirs, wantDirs) {
 		t.Fatalf("Discover() = %q, want %q", dirs, wantDirs)
@@ -125,6 +118,20 @@ func TestDiscoverSkipsNestedRepositories(t *testing.T) {
 		"examples/demo/images/b/patchkit.yaml":  minimal,
 		"examples/other/images/c/patchkit.yaml": minimal,
 	})
+	_, dirs := discover(t, root)
+	if want := []string{"examples/other/images/c", "images/a"}; !reflect.DeepEqual(dirs, want) {
+		t.Errorf("Discover() = %q, want %q", dirs, want)
+	}
+	// From the nested root, its units are found.
+	if units, err := Discover(filepath.Join(root, "examples/demo")); err != nil || len(units) != 1 || units[0].Dir != "images/b" {
+		t.Errorf("Discover(nested) = %+v, %v", units, err)
+	}
+}
+
+// discover runs Discover on root, failing the test on an error, and returns
+// the units with their directories.
+func discover(t *testing.T, root string) ([]Unit, []string) {
+	t.Helper()
 	units, err := Discover(root)
 	if err != nil {
 		t.Fatal(err)
@@ -133,11 +140,5 @@ func TestDiscoverSkipsNestedRepositories(t *testing.T) {
 	for _, u := range units {
 		dirs = append(dirs, u.Dir)
 	}
-	if want := []string{"examples/other/images/c", "images/a"}; !reflect.DeepEqual(dirs, want) {
-		t.Errorf("Discover() = %q, want %q", dirs, want)
-	}
-	// From the nested root, its units are found.
-	if units, err := Discover(filepath.Join(root, "examples/demo")); err != nil || len(units) != 1 || units[0].Dir != "images/b" {
-		t.Errorf("Discover(nested) = %+v, %v", units, err)
-	}
+	return units, dirs
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
-	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -18,13 +17,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
-func numbered(prefix string, n int) string {
-	var b strings.Builder
-	for i := 1; i <= n; i++ {
-		fmt.Fprintf(&b, "%s %d\n", prefix, i)
-	}
-	return b.String()
-}
+func numbered(prefix string, n int) string { return gittest.Numbered(prefix+" %d", n) }
 
 func swap(tb testing.TB, s, old, new string) string {
 	tb.Helper()

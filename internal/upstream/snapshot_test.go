@@ -241,44 +241,15 @@ func TestSnapshotConcurrentReads(t *testing.T) {
 func describeDir(t *testing.T, root string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		if rel == "." {
-			return nil
-		}
-		if rel == ".git" {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		info, err := os.Lstat(p)
-		if err != nil {
-			return err
-		}
+	for rel, e := range gittest.Checkout(t, root) {
 		switch {
-		case info.Mode()&fs.ModeSymlink != 0:
-			target, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			out[rel] = "symlink -> " + target
-		case info.IsDir():
+		case e.Mode&fs.ModeSymlink != 0:
+			out[rel] = "symlink -> " + string(e.Data)
+		case e.Mode.IsDir():
 			out[rel] = "dir"
 		default:
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			out[rel] = fmt.Sprintf("file exec=%v %q", info.Mode()&0o111 != 0, data)
+			out[rel] = fmt.Sprintf("file exec=%v %q", e.Mode&0o111 != 0, e.Data)
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	return out
 }

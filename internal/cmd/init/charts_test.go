@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/patchkit/patchkit/internal/chart/charttest"
-	"github.com/patchkit/patchkit/internal/image/imagetest"
 )
 
 type chartInit struct {
@@ -32,15 +31,40 @@ type verifyOut struct {
 	} `json:"checks"`
 }
 
+// chartMonorepo starts the chart monorepo (charttest.Start) and returns it
+// with a fresh cache directory.
+func chartMonorepo(t *testing.T) (*charttest.Monorepo, string) {
+	t.Helper()
+	return charttest.Start(t), filepath.Join(t.TempDir(), "cache")
+}
+
+// initRoot runs init on the monorepo and fails the test unless it exits 0.
+func initRoot(t *testing.T, m *charttest.Monorepo) {
+	t.Helper()
+	if code, out, errOut := run(t, "init", "--root", m.Root); code != 0 {
+		t.Fatalf("init: exit %d\n%s\n%s", code, out, errOut)
+	}
+}
+
+// raiseChartVersion raises the reloader's CHART_VERSION by hand to the
+// next release, without re-vendoring the chart.
+func raiseChartVersion(t *testing.T, m *charttest.Monorepo) {
+	t.Helper()
+	p := m.Pkg("reloader", "Makefile")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(strings.Replace(string(b), "CHART_VERSION="+charttest.ReloaderVersion, "CHART_VERSION="+charttest.ReloaderNext, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestInitChartsThenVerify: a monorepo with the four chart forms adopts
 // with init, passes verify, and a hand edit, a stale chart version and a
 // patch GNU patch refuses each fail verify naming the cause.
 func TestInitChartsThenVerify(t *testing.T) {
-	reg := imagetest.StartRegistry(t)
-	m := charttest.NewMonorepo(t, reg.Addr)
-	t.Setenv("GIT_CONFIG_GLOBAL", m.GitConfig)
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	cache := filepath.Join(t.TempDir(), "cache")
+	m, cache := chartMonorepo(t)
 
 	code, out, errOut := run(t, "init", "--root", m.Root, "-o", "json")
 	if code != 0 {
@@ -135,19 +159,17 @@ func TestInitChartsThenVerify(t *testing.T) {
 
 	for _, tc := range []struct {
 		name, unit, cause, names string
-		edit                     func()
+		edit                     func(t *testing.T)
 	}{
-		{"hand edit", "packages/system/kubeovn/charts/kube-ovn", "edited by hand", "packages/system/kubeovn/charts/kube-ovn/templates/ovn-CR.yaml", func() {
+		{"hand edit", "packages/system/kubeovn/charts/kube-ovn", "edited by hand", "packages/system/kubeovn/charts/kube-ovn/templates/ovn-CR.yaml", func(t *testing.T) {
 			p := m.Pkg("kubeovn", "charts/kube-ovn/templates/ovn-CR.yaml")
 			b, _ := os.ReadFile(p)
 			os.WriteFile(p, []byte(strings.Replace(string(b), "subnets", "subnets\", \"ips", 1)), 0o644)
 		}},
-		{"stale chart version", "packages/system/reloader/charts/reloader", "upstream version differs", "Chart.yaml is version " + charttest.ReloaderVersion, func() {
-			p := m.Pkg("reloader", "Makefile")
-			b, _ := os.ReadFile(p)
-			os.WriteFile(p, []byte(strings.Replace(string(b), "CHART_VERSION="+charttest.ReloaderVersion, "CHART_VERSION="+charttest.ReloaderNext, 1)), 0o644)
+		{"stale chart version", "packages/system/reloader/charts/reloader", "upstream version differs", "Chart.yaml is version " + charttest.ReloaderVersion, func(t *testing.T) {
+			raiseChartVersion(t, m)
 		}},
-		{"patch GNU patch refuses", "packages/system/multus/templates", "series fails to apply", "which already exists", func() {
+		{"patch GNU patch refuses", "packages/system/multus/templates", "series fails to apply", "which already exists", func(t *testing.T) {
 			p := m.Pkg("multus", "patches/customize-deployment.patch")
 			b, _ := os.ReadFile(p)
 			os.WriteFile(p, []byte(strings.Replace(string(b), "--- a/", "index 0000000..e69de29 100644\n--- a/", 1)), 0o644)
@@ -166,7 +188,7 @@ func TestInitChartsThenVerify(t *testing.T) {
 					os.WriteFile(p, b, 0o644)
 				}
 			}()
-			tc.edit()
+			tc.edit(t)
 			code, res, errOut := verify()
 			if code != 1 {
 				t.Fatalf("verify: exit %d, want 1\n%+v\n%s", code, res, errOut)
@@ -191,14 +213,8 @@ func TestInitChartsThenVerify(t *testing.T) {
 // TestUpgradeChartUnit: upgrade on a chart unit re-vendors it at the newest
 // release with its series, moves CHART_VERSION, and verify passes after.
 func TestUpgradeChartUnit(t *testing.T) {
-	reg := imagetest.StartRegistry(t)
-	m := charttest.NewMonorepo(t, reg.Addr)
-	t.Setenv("GIT_CONFIG_GLOBAL", m.GitConfig)
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	cache := filepath.Join(t.TempDir(), "cache")
-	if code, out, errOut := run(t, "init", "--root", m.Root); code != 0 {
-		t.Fatalf("init: exit %d\n%s\n%s", code, out, errOut)
-	}
+	m, cache := chartMonorepo(t)
+	initRoot(t, m)
 	code, out, errOut := run(t, "upgrade", "--root", m.Root, "--cache-dir", cache, "packages/system/reloader/charts/reloader")
 	if code != 0 || !strings.Contains(out, "moved "+charttest.ReloaderVersion+" -> "+charttest.ReloaderNext) {
 		t.Fatalf("upgrade: exit %d\n%s\n%s", code, out, errOut)
@@ -216,21 +232,9 @@ func TestUpgradeChartUnit(t *testing.T) {
 // Makefile line), names the image unit built from the chart's old
 // appVersion, and verify passes after; a second upgrade says up to date.
 func TestUpgradeChartDropsLanded(t *testing.T) {
-	reg := imagetest.StartRegistry(t)
-	m := charttest.NewMonorepo(t, reg.Addr)
-	t.Setenv("GIT_CONFIG_GLOBAL", m.GitConfig)
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	cache := filepath.Join(t.TempDir(), "cache")
-	if code, out, errOut := run(t, "init", "--root", m.Root); code != 0 {
-		t.Fatalf("init: exit %d\n%s\n%s", code, out, errOut)
-	}
-	charttest.WriteFiles(t, m.Root, map[string]string{
-		"packages/system/reloader/images/reloader/patchkit.yaml": "upstream: {url: https://github.com/stakater/Reloader, ref: v1.3.0}\npatches: patches\nimage: {repository: reloader, tag: v1.3.0}\n",
-		"packages/system/reloader/images/reloader/patches/.keep": "",
-	})
-	carried := charttest.ChartFiles("reloader", "2.2.0", "v1.3.2")
-	carried["templates/deployment.yaml"] = strings.Replace(carried["templates/deployment.yaml"], "          livenessProbe:", "          startupProbe:\n            httpGet:\n              path: /healthz\n              port: 8080\n          livenessProbe:", 1)
-	m.Helm.Add(t, "reloader", "2.2.0", charttest.Tgz(t, "reloader", carried))
+	m, cache := chartMonorepo(t)
+	initRoot(t, m)
+	charttest.AddReloaderCarrying(t, m)
 	unit := "packages/system/reloader/charts/reloader"
 	code, out, errOut := run(t, "upgrade", "--root", m.Root, "--cache-dir", cache, unit)
 	for _, want := range []string{
@@ -259,19 +263,13 @@ func TestUpgradeChartDropsLanded(t *testing.T) {
 // moves the Dockerfile's TAG (and the chart's appVersion, already there),
 // after which both units verify at 1.15.11.
 func TestUpgradeChartThenImage(t *testing.T) {
-	reg := imagetest.StartRegistry(t)
-	m := charttest.NewMonorepo(t, reg.Addr)
-	t.Setenv("GIT_CONFIG_GLOBAL", m.GitConfig)
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	cache := filepath.Join(t.TempDir(), "cache")
+	m, cache := chartMonorepo(t)
 	charttest.WriteFiles(t, m.Root, map[string]string{
 		"packages/system/kubeovn/images/kubeovn/patchkit.yaml": "upstream:\n  url: https://github.com/kubeovn/kube-ovn\n  ref:\n    dockerfile-arg: TAG\n" +
 			"  versions:\n    - file: ../../charts/kube-ovn/Chart.yaml\n      key: .appVersion\n      spelling: bare\npatches: ./patches\n",
 		"packages/system/kubeovn/images/kubeovn/patches/.keep": "",
 	})
-	if code, out, errOut := run(t, "init", "--root", m.Root); code != 0 {
-		t.Fatalf("init: exit %d\n%s\n%s", code, out, errOut)
-	}
+	initRoot(t, m)
 	next := charttest.ChartFiles("kube-ovn", "v1.15.11", "1.15.11")
 	next["templates/ovn-CR.yaml"] = "kind: ClusterRole\nrules:\n  - apiGroups: [\"kubeovn.io\"]\n    resources: [\"vpcs\", \"subnets\"] # 1.15.11\n"
 	next["values.yaml"] = charttest.ChartFiles("kube-ovn", "v"+charttest.KubeovnVersion, charttest.KubeovnVersion)["values.yaml"] // the mtu patch's context
@@ -307,17 +305,9 @@ func TestUpgradeChartThenImage(t *testing.T) {
 // re-vendoring fails verify, which names the upgrade that re-vendors it;
 // running it makes verify pass.
 func TestRevendorWithUpgrade(t *testing.T) {
-	reg := imagetest.StartRegistry(t)
-	m := charttest.NewMonorepo(t, reg.Addr)
-	t.Setenv("GIT_CONFIG_GLOBAL", m.GitConfig)
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	cache := filepath.Join(t.TempDir(), "cache")
-	if code, out, errOut := run(t, "init", "--root", m.Root); code != 0 {
-		t.Fatalf("init: exit %d\n%s\n%s", code, out, errOut)
-	}
-	p := m.Pkg("reloader", "Makefile")
-	b, _ := os.ReadFile(p)
-	os.WriteFile(p, []byte(strings.Replace(string(b), "CHART_VERSION="+charttest.ReloaderVersion, "CHART_VERSION="+charttest.ReloaderNext, 1)), 0o644)
+	m, cache := chartMonorepo(t)
+	initRoot(t, m)
+	raiseChartVersion(t, m)
 	unit := "packages/system/reloader/charts/reloader"
 	hint := "patchkit upgrade " + unit + " --to " + charttest.ReloaderNext
 	if code, out, _ := run(t, "verify", "--root", m.Root, "--cache-dir", cache, unit); code != 1 || !strings.Contains(out, hint) {

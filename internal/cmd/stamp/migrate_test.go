@@ -2,7 +2,6 @@ package stamp
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,13 +26,7 @@ func TestKilledMigrationIsAllOrNothing(t *testing.T) {
 	path := filepath.Join(shared, "values.yaml")
 	legacyPath := filepath.Join(shared, stampstage.RecordName)
 	newPath := filepath.Join(root, stampstage.RecordName)
-	var b strings.Builder
-	for i := 0; b.Len() < 24<<20; i++ {
-		fmt.Fprintf(&b, "c%d:\n  image: {repository: r%d, tag: v%d}  # filler\n", i, i, i)
-	}
-	b.WriteString("image:\n  tag: old\n")
-	old := b.String()
-	stamped := strings.TrimSuffix(old, "old\n") + "v1.0.0@" + digestN(1) + "\n"
+	old, stamped := largeValues()
 	legacy := `{"version": 1, "stamps": [{"file": "values.yaml", "key": ".c0.image.tag", "value": "v0", "digest": "` + digestN(9) +
 		`", "reference": "r", "image": "images/b", "series": "s", "patches": [], "by": "build"}]}` + "\n"
 	journal := txn.JournalPath(root)

@@ -90,6 +90,19 @@ func readRecord(t *testing.T, path string) *stampstage.Record {
 
 func digestN(n int) string { return fmt.Sprintf("sha256:%064x", n) }
 
+// largeValues is a values file of some 24 MiB whose last key, .image.tag,
+// is "old", and the same file stamped with v1.0.0@digestN(1): large enough
+// that a stamp can be killed while it writes.
+func largeValues() (old, stamped string) {
+	var b strings.Builder
+	for i := 0; b.Len() < 24<<20; i++ {
+		fmt.Fprintf(&b, "c%d:\n  image: {repository: r%d, tag: v%d}  # filler\n", i, i, i)
+	}
+	b.WriteString("image:\n  tag: old\n")
+	old = b.String()
+	return old, strings.TrimSuffix(old, "old\n") + "v1.0.0@" + digestN(1) + "\n"
+}
+
 // TestConcurrentStampsLoseNothing: two units stamp different keys of one
 // values file from two processes at once, 100 times (without the lock,
 // about 40% of rounds lost one); every round both
@@ -138,13 +151,7 @@ func TestConcurrentStampsLoseNothing(t *testing.T) {
 func TestKilledStampLeavesNoHalfFile(t *testing.T) {
 	root := unitRoot(t, map[string]string{"a": "  - {file: shared/values.yaml, key: .image.tag}\n"})
 	path := filepath.Join(root, "shared", "values.yaml")
-	var b strings.Builder
-	for i := 0; b.Len() < 24<<20; i++ {
-		fmt.Fprintf(&b, "c%d:\n  image: {repository: r%d, tag: v%d}  # filler\n", i, i, i)
-	}
-	b.WriteString("image:\n  tag: old\n")
-	old := b.String()
-	stamped := strings.TrimSuffix(old, "old\n") + "v1.0.0@" + digestN(1) + "\n"
+	old, stamped := largeValues()
 	caught, tries := 0, 0
 	for try := 0; try < 10 && caught == 0; try++ {
 		tries++
