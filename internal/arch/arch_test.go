@@ -1,7 +1,10 @@
 package arch
 
 import (
+	"go/ast"
 	"go/build"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
 	"sort"
@@ -186,6 +189,12 @@ func TestOneGitRunner(t *testing.T) {
 //
 // One exception: cmd/apply may import tree, whose OutPolicy (the --out
 // policy: Check, Write) and owner record out.go names.
+//
+// Nor does a command start goroutines or import sync (sync/atomic,
+// golang.org/x/sync): running units at once is sequence logic too, and its
+// home is pipeline (pipeline.Prefetch lists obsolete-check's upstreams
+// concurrently, with a bound). cmd/obsolete held that worker pool until it
+// moved; no command has needed one since.
 func TestCommandsHoldNoSequence(t *testing.T) {
 	forbidden := []string{"internal/upstream", "internal/apply", "internal/series", "internal/gomod", "internal/txn", "internal/tree"}
 	root, err := filepath.Abs("../..")
@@ -206,6 +215,9 @@ func TestCommandsHoldNoSequence(t *testing.T) {
 		rel, _ := filepath.Rel(root, dir)
 		rel = filepath.ToSlash(rel)
 		for _, imp := range pkg.Imports {
+			if imp == "sync" || strings.HasPrefix(imp, "sync/") || strings.HasPrefix(imp, "golang.org/x/sync") {
+				t.Errorf("%s imports %s: running units concurrently is sequence logic; it belongs in pipeline", rel, imp)
+			}
 			if strings.HasPrefix(imp, "github.com/go-git/") {
 				t.Errorf("%s imports %s: reading the cache is upstream's, through a stage", rel, imp)
 			}
@@ -215,6 +227,19 @@ func TestCommandsHoldNoSequence(t *testing.T) {
 				}
 				t.Errorf("%s imports %s: sequence logic belongs in a stage (pipeline.Run, release, the verb's stage), not in a command", rel, f)
 			}
+		}
+		fset := token.NewFileSet()
+		for _, name := range pkg.GoFiles {
+			f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				if g, ok := n.(*ast.GoStmt); ok {
+					t.Errorf("%s starts a goroutine (%s): running units concurrently is sequence logic; it belongs in pipeline", rel, fset.Position(g.Pos()))
+				}
+				return true
+			})
 		}
 	}
 	if checked < 12 {

@@ -125,3 +125,59 @@ func TestNoFilterOutsideUntrusted(t *testing.T) {
 		t.Fatalf("read %d Go files under internal/: the walk is broken", files)
 	}
 }
+
+// maskSpelling is what a credential masker writes in place of a secret:
+// "***" (untrusted.Mask), "xxxxx", "[REDACTED]" and the like.
+var maskSpelling = regexp.MustCompile(`^(\*{3,}|[xX]{4,}|[\[<(]?(?i:redacted|masked)[\]>)]?)$`)
+
+// TestOneMasker: internal/untrusted is the only credential masker. No
+// other package spells a mask (a string that stands for a hidden secret)
+// or writes untrusted.Mask itself: one that must hide a URL's credentials
+// before its error leaves it calls untrusted.HideURL, untrusted.URL or
+// untrusted.Hide. upstream had a masker of its own (Redact, scrubString,
+// scrubWriter) that wrote "xxxxx" where the rest of patchkit writes "***".
+func TestOneMasker(t *testing.T) {
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	files := 0
+	err = filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || d.Name() == "untrusted") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			return err
+		}
+		files++
+		rel, _ := filepath.Rel(root, path)
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.BasicLit:
+				if s, err := strconv.Unquote(n.Value); err == nil && n.Kind == token.STRING && maskSpelling.MatchString(s) {
+					t.Errorf("internal/%s:%d: %s spells a credential mask: hiding secrets belongs to internal/untrusted", filepath.ToSlash(rel), fset.Position(n.Pos()).Line, n.Value)
+				}
+			case *ast.SelectorExpr:
+				if id, ok := n.X.(*ast.Ident); ok && id.Name == "untrusted" && n.Sel.Name == "Mask" {
+					t.Errorf("internal/%s:%d writes untrusted.Mask itself: call untrusted's HideURL, URL or Hide", filepath.ToSlash(rel), fset.Position(n.Pos()).Line)
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files < 100 {
+		t.Fatalf("read %d Go files under internal/: the walk is broken", files)
+	}
+}

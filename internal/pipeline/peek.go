@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 
 	"github.com/patchkit/patchkit/internal/series"
-	"github.com/patchkit/patchkit/internal/spec"
 	"github.com/patchkit/patchkit/internal/untrusted"
 	"github.com/patchkit/patchkit/internal/upstream"
 )
@@ -19,12 +18,7 @@ import (
 // comes from history). The Image has no Ref and no Commit: nothing is
 // resolved. The caller closes it.
 func Peek(ctx context.Context, env Env, name string) (im *Image, ok bool, err error) {
-	var s *spec.Spec
-	if env.Units != nil && env.Units.Root() == env.Root {
-		s, err = env.Units.Load(name)
-	} else {
-		s, err = spec.Load(env.Root, name)
-	}
+	s, err := env.load(name)
 	if err != nil || len(s.Upstream.Branches) > 0 {
 		return nil, false, nil
 	}

@@ -78,13 +78,7 @@ func prepareEmptyOK(ctx context.Context, env Env, name, ref string) (*Image, err
 }
 
 func prepare(ctx context.Context, env Env, name, ref string, emptyOK bool) (*Image, error) {
-	var s *spec.Spec
-	var err error
-	if env.Units != nil && env.Units.Root() == env.Root {
-		s, err = env.Units.Load(name)
-	} else {
-		s, err = spec.Load(env.Root, name)
-	}
+	s, err := env.load(name)
 	if err != nil {
 		return nil, err
 	}

@@ -1,11 +1,13 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/patchkit/patchkit/internal/matrix"
+	"github.com/patchkit/patchkit/internal/untrusted"
 )
 
 // RenderUnbuilt writes, for the matrix, each selected unit that no build
@@ -39,4 +41,66 @@ func RenderUnbuilt(w, out io.Writer, f Format, makefile string, unbuilt, acknowl
 	}
 	_, werr := io.WriteString(out, gh.String())
 	return werr
+}
+
+// Matrix is what `patchkit matrix` prints: the paths a change builds (unit
+// directories, or build directories with --by build-dir). Its text, its
+// JSON and the first line of -o github are the one-line JSON array that
+// DESIGN.md fixes and CI reads (head -n1); the command prints its JSON
+// through Text, so that it stays on one line. Its markdown, for a step
+// summary or a comment, lists the paths and the selected units that
+// nothing builds. What RenderUnbuilt writes (stderr, annotations) follows.
+type Matrix struct {
+	Paths []string
+	// Makefile is the build entry's Makefile, which Unbuilt's lines are
+	// missing from.
+	Makefile     string
+	Unbuilt      []matrix.Unbuilt
+	Acknowledged []matrix.Unbuilt
+}
+
+// Command implements Result.
+func (m Matrix) Command() string { return "matrix" }
+
+// Text implements Texter: the JSON array, on one line.
+func (m Matrix) Text() string {
+	paths := m.Paths
+	if paths == nil {
+		paths = []string{}
+	}
+	b, _ := json.Marshal(paths) // strings always marshal
+	return string(b) + "\n"
+}
+
+// GitHub implements GitHubber: the JSON line; RenderUnbuilt's annotations
+// follow it.
+func (m Matrix) GitHub() string { return m.Text() }
+
+// Markdown implements Markdowner.
+func (m Matrix) Markdown() string {
+	var b strings.Builder
+	switch len(m.Paths) {
+	case 0:
+		b.WriteString("### patchkit matrix: nothing to build\n")
+	case 1:
+		b.WriteString("### patchkit matrix: 1 to build\n\n")
+	default:
+		fmt.Fprintf(&b, "### patchkit matrix: %d to build\n\n", len(m.Paths))
+	}
+	for _, p := range m.Paths {
+		fmt.Fprintf(&b, "- %s\n", untrusted.CodeSpan(p))
+	}
+	if len(m.Unbuilt) > 0 {
+		fmt.Fprintf(&b, "\n#### ❌ Selected, but nothing in %s builds them\n\n", untrusted.CodeSpan(m.Makefile))
+		for _, u := range m.Unbuilt {
+			fmt.Fprintf(&b, "- %s (selected by %s): add %s\n", untrusted.CodeSpan(u.Unit.Dir), untrusted.CodeSpan(u.Because), untrusted.CodeSpan(u.Want))
+		}
+	}
+	if len(m.Acknowledged) > 0 {
+		b.WriteString("\n#### Not built, as .patchkit.yaml says\n\n")
+		for _, u := range m.Acknowledged {
+			fmt.Fprintf(&b, "- %s: %s\n", untrusted.CodeSpan(u.Unit.Dir), untrusted.InlineMarkdown(u.Reason))
+		}
+	}
+	return b.String()
 }

@@ -92,11 +92,8 @@ func redactUserinfo(m string) string {
 	if info == Mask {
 		return m
 	}
-	switch strings.ToLower(strings.TrimSuffix(scheme, "://")) {
-	case "ssh", "git+ssh", "ssh+git":
-		if !strings.Contains(info, ":") && !strings.Contains(info, "@") {
-			return m // an ssh user name is no secret
-		}
+	if isSSH(strings.TrimSuffix(scheme, "://")) && !strings.Contains(info, ":") && !strings.Contains(info, "@") {
+		return m // an ssh user name is no secret
 	}
 	return scheme + Mask + "@"
 }

@@ -1,7 +1,6 @@
 package upstream
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -47,7 +46,7 @@ func (c *Cache) gitFetch(ctx context.Context, dir string, specs []config.RefSpec
 	watch := &idleWatch{}
 	cmd.Stderr = io.MultiWriter(&stderr, watch)
 	if c.opts.progress != io.Discard {
-		cmd.Stderr = io.MultiWriter(&stderr, watch, &scrubWriter{w: c.opts.progress, urls: []string{c.url, c.fetchURL}})
+		cmd.Stderr = io.MultiWriter(&stderr, watch, untrusted.NewURLHider(c.opts.progress, c.url, c.fetchURL))
 	}
 	_, idle := c.opts.timeouts()
 	stalled, err := watch.run(ctx, cmd, idle)
@@ -183,20 +182,3 @@ func (t *tailBuffer) String() string {
 
 // cleanSideband is untrusted.Sideband: the text of a sideband line.
 func cleanSideband(line string) string { return untrusted.Sideband(line) }
-
-// scrubWriter removes the urls' credentials from what it passes on.
-type scrubWriter struct {
-	w    io.Writer
-	urls []string
-}
-
-func (s *scrubWriter) Write(p []byte) (int, error) {
-	msg := string(p)
-	for _, u := range s.urls {
-		msg = scrubString(u, msg)
-	}
-	if _, err := io.Copy(s.w, bytes.NewBufferString(msg)); err != nil {
-		return 0, err
-	}
-	return len(p), nil
-}

@@ -3,31 +3,17 @@ package upstream
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"net/url"
-	"sort"
 	"strings"
+
+	"github.com/patchkit/patchkit/internal/untrusted"
 )
 
-// redactedInfo replaces credentials in URLs shown to users.
-const redactedInfo = "xxxxx"
-
-// Redact returns rawURL with its credentials hidden, safe to print: for
-// scheme URLs every userinfo becomes "xxxxx" (tokens are often passed as the
-// user name), except an ssh user name, which is kept while its password is
-// hidden. URLs without userinfo, scp-like addresses and paths come back as given.
-func Redact(rawURL string) string {
-	scheme, user, pass, hasInfo, rest := splitUserinfo(rawURL)
-	if !hasInfo {
-		return rawURL
-	}
-	if isSSH(scheme) {
-		if pass == "" {
-			return rawURL
-		}
-		return scheme + "://" + user + ":" + redactedInfo + "@" + rest
-	}
-	return scheme + "://" + redactedInfo + "@" + rest
-}
+// Redact returns rawURL with its credentials hidden, safe to print:
+// untrusted.URL, the one output filter's spelling (every userinfo of a
+// scheme URL becomes "***", since tokens are often passed as the user name;
+// an ssh user name without a password is kept). URLs without userinfo,
+// scp-like addresses and paths come back as given.
+func Redact(rawURL string) string { return untrusted.URL(rawURL) }
 
 // splitUserinfo splits scheme://[user[:pass]@]rest. hasInfo is false when the
 // URL has no scheme or no userinfo.
@@ -50,58 +36,6 @@ func splitUserinfo(rawURL string) (scheme, user, pass string, hasInfo bool, rest
 	return scheme, user, pass, true, after[at+1:]
 }
 
-func isSSH(scheme string) bool {
-	switch strings.ToLower(scheme) {
-	case "ssh", "git+ssh", "ssh+git":
-		return true
-	}
-	return false
-}
-
-// secrets lists the strings of rawURL that must never be printed, longest
-// first, in the forms they may take in messages (as given, escaped, unescaped).
-func secrets(rawURL string) []string {
-	scheme, user, pass, hasInfo, _ := splitUserinfo(rawURL)
-	if !hasInfo {
-		return nil
-	}
-	var raw []string
-	if pass != "" {
-		raw = append(raw, pass)
-	}
-	// A long user name of an http(s) URL is most likely a token.
-	if !isSSH(scheme) && len(user) >= 8 {
-		raw = append(raw, user)
-	}
-	seen := map[string]bool{}
-	var out []string
-	for _, s := range raw {
-		forms := []string{s, url.PathEscape(s), url.QueryEscape(s)}
-		if u, err := url.PathUnescape(s); err == nil {
-			forms = append(forms, u)
-		}
-		for _, f := range forms {
-			if f != "" && !seen[f] {
-				seen[f] = true
-				out = append(out, f)
-			}
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
-	return out
-}
-
-// scrubString removes rawURL's credentials from msg.
-func scrubString(rawURL, msg string) string {
-	if red := Redact(rawURL); red != rawURL {
-		msg = strings.ReplaceAll(msg, rawURL, red)
-	}
-	for _, s := range secrets(rawURL) {
-		msg = strings.ReplaceAll(msg, s, redactedInfo)
-	}
-	return msg
-}
-
 // scrubbedError is an error whose message had credentials removed. It still
 // unwraps to the original, so errors.Is and errors.As keep working.
 type scrubbedError struct {
@@ -112,13 +46,14 @@ type scrubbedError struct {
 func (e *scrubbedError) Error() string { return e.msg }
 func (e *scrubbedError) Unwrap() error { return e.err }
 
-// scrub returns err with rawURL's credentials removed from its message.
+// scrub returns err with rawURL's credentials removed from its message
+// (untrusted.HideURL).
 func scrub(rawURL string, err error) error {
 	if err == nil {
 		return nil
 	}
 	msg := err.Error()
-	clean := scrubString(rawURL, msg)
+	clean := untrusted.HideURL(msg, rawURL)
 	if clean == msg {
 		return err
 	}

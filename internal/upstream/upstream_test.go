@@ -406,10 +406,10 @@ func TestLockWaitHonorsContext(t *testing.T) {
 func TestRedact(t *testing.T) {
 	tests := []struct{ name, in, want string }{
 		{"plain https", "https://github.com/kubeovn/kube-ovn", "https://github.com/kubeovn/kube-ovn"},
-		{"user and token", "https://x-access-token:ghp_SECRET@github.com/a/b.git", "https://xxxxx@github.com/a/b.git"},
-		{"token as user", "https://ghp_SECRET@github.com/a/b", "https://xxxxx@github.com/a/b"},
+		{"user and token", "https://x-access-token:ghp_SECRET@github.com/a/b.git", "https://***@github.com/a/b.git"},
+		{"token as user", "https://ghp_SECRET@github.com/a/b", "https://***@github.com/a/b"},
 		{"ssh user kept", "ssh://git@github.com/a/b.git", "ssh://git@github.com/a/b.git"},
-		{"ssh password hidden", "ssh://git:pw@host/a", "ssh://git:xxxxx@host/a"},
+		{"ssh password hidden", "ssh://git:pw@host/a", "ssh://***@host/a"},
 		{"scp-like", "git@github.com:a/b.git", "git@github.com:a/b.git"},
 		{"file", "file:///tmp/repo", "file:///tmp/repo"},
 		{"at sign in path", "https://host/a@b", "https://host/a@b"},

@@ -242,3 +242,24 @@ patchkit: packages/system/kubeovn/images/kubeovn: selected by packages/system/ku
   assert_failure 2
   [[ $stderr == *"images/alpha/patchkit.yaml:8: build.target: conflicts with build.stage on line 7: write only stage"* ]]
 }
+
+@test "every -o is honoured: text, json and github print the array, markdown lists the units; another is exit 2 before anything is read" {
+  bats_require_minimum_version 1.5.0
+  rm -r "$MONO/images/orphan"
+  for o in text json github; do
+    run --separate-stderr "$PATCHKIT" --root "$MONO" -o "$o" matrix FULL
+    assert_success
+    assert_output '["images/alpha","images/beta"]'
+  done
+  run --separate-stderr "$PATCHKIT" --root "$MONO" -o markdown matrix FULL
+  assert_success
+  assert_output '### patchkit matrix: 2 to build
+
+- `images/alpha`
+- `images/beta`'
+  run --separate-stderr "$PATCHKIT" --root "$BATS_TEST_TMPDIR/nowhere" -o html matrix FULL
+  assert_failure 2
+  assert_output ''
+  [[ $stderr == *"-o"*"html"* ]]
+  [[ $stderr != *nowhere* ]]
+}

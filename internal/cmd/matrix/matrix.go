@@ -3,7 +3,6 @@ package matrix
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -59,7 +58,11 @@ is reported on stderr and does not fail.
 --by build-dir prints the directories of the build lines instead
 (packages/system/kamaji), and selects a -C line's directory also for a change
 to any file under it, patchkit unit or not, as a build-matrix script that
-emits package directories does.`,
+emits package directories does.
+
+-o text (the default), json and github print the JSON array on one line;
+-o markdown lists the paths, and the units nothing builds, for a step
+summary or a pull-request comment.`,
 		Args: cobra.MaximumNArgs(1),
 	}
 	cmdutil.NewCommand(cmd, opts, runF, run, func(_ *cobra.Command, args []string) error {
@@ -77,6 +80,15 @@ emits package directories does.`,
 
 func run(_ context.Context, opts *Options) error {
 	f := opts.Factory
+	// -o is checked before anything is read: matrix renders every format
+	// (report.Matrix), and any other is refused with exit 2.
+	format, err := f.Format()
+	if err != nil {
+		return err
+	}
+	if err := report.CheckFormat(format, report.Matrix{}); err != nil {
+		return err
+	}
 	root, err := f.ResolveRoot()
 	if err != nil {
 		return err
@@ -106,18 +118,16 @@ func run(_ context.Context, opts *Options) error {
 		}
 		changed = matrix.ParseChanged(data)
 	}
-	format, err := f.Format()
-	if err != nil {
-		return err
-	}
 	sel := plan.Select(root, changed, full, opts.By)
-	out, err := json.Marshal(sel.Paths)
-	if err != nil {
-		return err
-	}
 	// The units that build are printed even when some do not: a CI job
-	// builds them, and the unbuilt ones fail it below.
-	if _, err := f.IO.Out.Write(append(out, '\n')); err != nil {
+	// builds them, and the unbuilt ones fail it below. The JSON is the
+	// one-line array (Matrix.Text), not an indented one.
+	out := format
+	if out == report.JSON {
+		out = report.Text
+	}
+	m := report.Matrix{Paths: sel.Paths, Makefile: plan.Entry.Makefile, Unbuilt: sel.Unbuilt, Acknowledged: sel.Acknowledged}
+	if err := report.Export(f.IO.Out, out, m); err != nil {
 		return err
 	}
 	if err := report.RenderUnbuilt(f.IO.ErrOut, f.IO.Out, format, plan.Entry.Makefile, sel.Unbuilt, sel.Acknowledged, sel.Err(plan.Entry)); err != nil {

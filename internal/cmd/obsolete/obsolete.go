@@ -27,6 +27,10 @@ type Options struct {
 	Write bool
 }
 
+// listBound is how many upstreams a run lists (and fetches) at once
+// (pipeline.Prefetch).
+var listBound = 4
+
 // NewCmdObsolete returns the obsolete-check command. runF replaces the run
 // function in tests.
 func NewCmdObsolete(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
@@ -101,17 +105,20 @@ func run(ctx context.Context, opts *Options, format report.Format, env pipeline.
 	// worst status.
 	r := f.Runner(env)
 	r.Repair, r.Alone = true, len(images) > 1
-	st := newRunState()
-	prefetch(ctx, env, images, opts, st) // lists the units' upstreams concurrently
+	// The units' upstreams are listed (and fetched) listBound at a time
+	// first; each unit then takes what was found for it.
+	pre := pipeline.Prefetch(ctx, env, images, listBound, func(ctx context.Context, name string) (report.Obsolete, bool, error) {
+		return unscanned(ctx, env, name, opts)
+	})
 	var written []obsoletestage.Written
 	units, err := pipeline.Each(ctx, r, images, func(ctx context.Context, name string) (report.Obsolete, error) {
 		// A unit with nothing to scan is answered from the upstream's
 		// listing, with no history fetched (issue 24).
-		if out, ok, err := st.unscanned(ctx, env, name, opts); err != nil || ok {
+		if out, ok, err := pre.Quick(ctx, name); err != nil || ok {
 			return out, err
 		}
 		res, err := pipeline.With(ctx, r, name, func(ctx context.Context, im *pipeline.Image) (report.Obsolete, error) {
-			return checkImage(ctx, env.Root, im, opts, st.fetched)
+			return checkImage(ctx, env.Root, im, opts, pre)
 		})
 		if we := (*obsoletestage.WriteError)(nil); errors.As(err, &we) {
 			// Say what the earlier images wrote too.
@@ -151,15 +158,12 @@ func run(ctx context.Context, opts *Options, format report.Format, env pipeline.
 	return diag.Exit(worst)
 }
 
-// checkImage refreshes the image's upstream cache once per run (fetched
+// checkImage refreshes the image's upstream cache once per run (pre
 // remembers the URLs done), scans it and, with --write, records the
 // Applied-Upstream headers.
-func checkImage(ctx context.Context, root string, im *pipeline.Image, opts *Options, fetched map[string]bool) (report.Obsolete, error) {
-	if !fetched[im.URL] {
-		if err := im.Cache.Fetch(ctx); err != nil {
-			return report.Obsolete{}, err
-		}
-		fetched[im.URL] = true
+func checkImage(ctx context.Context, root string, im *pipeline.Image, opts *Options, pre *pipeline.Prefetched[report.Obsolete]) (report.Obsolete, error) {
+	if err := pre.Fetch(ctx, im); err != nil {
+		return report.Obsolete{}, err
 	}
 	rep, err := obsoletestage.Check(ctx, obsoletestage.Input{
 		Cache: im.Cache, Spec: im.Spec, PinCommit: im.Commit, Patches: im.Patches, Refs: opts.Refs,

@@ -1,0 +1,158 @@
+package pipeline
+
+import (
+	"context"
+	"sync"
+
+	"github.com/patchkit/patchkit/internal/spec"
+)
+
+// Prefetched is what Prefetch found for a run's units, for the units to
+// take as they run one by one (Each): the answer of a unit with nothing to
+// fetch (quick), the error a unit met, and the upstream URLs whose caches
+// are already fetched.
+type Prefetched[R any] struct {
+	quick   func(ctx context.Context, name string) (R, bool, error)
+	mu      sync.Mutex
+	fetched map[string]bool
+	pre     map[string]prefetched[R]
+}
+
+// prefetched is Prefetch's answer for one unit: quick's report (ok), or the
+// error its quick answer, preparation or fetch met.
+type prefetched[R any] struct {
+	out R
+	ok  bool
+	err error
+}
+
+// Prefetch brings the upstreams of a run's units up to date before they are
+// done one by one, bound upstreams at a time (a monorepo's units otherwise
+// list their upstreams one after another): one worker per upstream URL
+// takes its units in order. A unit quick answers (ok, with no history
+// fetched: obsolete-check's units with nothing to scan) is recorded and the
+// worker goes on to the next; the first other unit is prepared and its
+// cache fetched, and the URL is done. An error ends the URL's worker and is
+// recorded for its unit.
+//
+// It changes no result and no order: the run's units then call Quick and
+// Fetch, which hand back what was recorded, and do the work themselves
+// otherwise. An error recorded is handed back once, so that a unit run
+// through upstream.RetryRepaired is checked again for real once its cache
+// is repaired. Offline, or with fewer than two units, nothing is
+// prefetched. A unit whose spec cannot be loaded is left to the run, which
+// reports it.
+func Prefetch[R any](ctx context.Context, env Env, names []string, bound int, quick func(ctx context.Context, name string) (R, bool, error)) *Prefetched[R] {
+	p := &Prefetched[R]{quick: quick, fetched: map[string]bool{}, pre: map[string]prefetched[R]{}}
+	if env.Offline || len(names) < 2 {
+		return p
+	}
+	var urls []string
+	byURL := map[string][]string{}
+	for _, name := range names {
+		s, err := env.load(name)
+		if err != nil {
+			continue
+		}
+		url := s.Upstream.URL
+		if env.UpstreamURL != "" {
+			url = env.UpstreamURL
+		}
+		if byURL[url] == nil {
+			urls = append(urls, url)
+		}
+		byURL[url] = append(byURL[url], name)
+	}
+	sem := make(chan struct{}, max(bound, 1))
+	var wg sync.WaitGroup
+	for _, url := range urls {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(names []string) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			p.prefetch(ctx, env, names)
+		}(byURL[url])
+	}
+	wg.Wait()
+	return p
+}
+
+// prefetch is the worker of one upstream URL: names are its units, in
+// order.
+func (p *Prefetched[R]) prefetch(ctx context.Context, env Env, names []string) {
+	for _, name := range names {
+		if ctx.Err() != nil {
+			return
+		}
+		if out, ok, err := p.quick(ctx, name); err != nil || ok {
+			p.record(name, prefetched[R]{out: out, ok: ok, err: err})
+			if err != nil {
+				return
+			}
+			continue
+		}
+		im, err := Prepare(ctx, env, name, "")
+		if err != nil {
+			p.record(name, prefetched[R]{err: err})
+			continue
+		}
+		err = im.Cache.Fetch(ctx)
+		im.Close()
+		if err != nil {
+			p.record(name, prefetched[R]{err: err})
+			return
+		}
+		p.mu.Lock()
+		p.fetched[im.URL] = true
+		p.mu.Unlock()
+		return
+	}
+}
+
+func (p *Prefetched[R]) record(name string, r prefetched[R]) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.pre[name] = r
+}
+
+// Quick is the quick answer for the unit name: the one Prefetch recorded
+// (its report, or the error it met, handed back once), or quick's own,
+// asked now. ok is false when the unit needs the full work.
+func (p *Prefetched[R]) Quick(ctx context.Context, name string) (R, bool, error) {
+	p.mu.Lock()
+	r, found := p.pre[name]
+	delete(p.pre, name)
+	p.mu.Unlock()
+	if found && (r.err != nil || r.ok) {
+		return r.out, r.ok, r.err
+	}
+	return p.quick(ctx, name)
+}
+
+// Fetch brings im's upstream cache up to date once per run: not again
+// when Prefetch, or an earlier unit on the same URL, fetched it.
+func (p *Prefetched[R]) Fetch(ctx context.Context, im *Image) error {
+	p.mu.Lock()
+	done := p.fetched[im.URL]
+	p.mu.Unlock()
+	if done {
+		return nil
+	}
+	if err := im.Cache.Fetch(ctx); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	p.fetched[im.URL] = true
+	p.mu.Unlock()
+	return nil
+}
+
+// load loads the spec of the unit name: from the run's one tree walk
+// (Units) when it walked this root, from the tree otherwise.
+func (env Env) load(name string) (*spec.Spec, error) {
+	if env.Units != nil && env.Units.Root() == env.Root {
+		return env.Units.Load(name)
+	}
+	return spec.Load(env.Root, name)
+}
