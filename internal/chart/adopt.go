@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/patchkit/patchkit/internal/series"
 	"github.com/patchkit/patchkit/internal/spec"
 )
 
@@ -367,7 +368,7 @@ func placePatch(root string, units []*pending, pkg, workdir, target, args, rel s
 			if n == "/dev/null" {
 				continue
 			}
-			st, ok := stripName(n, opt.Strip)
+			st, ok := series.StripGNU(n, opt.Strip)
 			if !ok {
 				continue
 			}
