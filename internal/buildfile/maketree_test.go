@@ -83,7 +83,6 @@ func TestReadMakeTree(t *testing.T) {
 	}
 }
 
-
 func TestReadMakeTreeMissing(t *testing.T) {
 	if _, err := ReadMakeTree(t.TempDir(), "Makefile"); !os.IsNotExist(err) {
 		t.Errorf("ReadMakeTree(missing) err = %v, want not exist", err)
