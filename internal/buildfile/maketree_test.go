@@ -2,34 +2,21 @@ package buildfile
 
 import (
 	"os"
-	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
 	"testing"
-)
 
-func writeTree(t *testing.T, files map[string]string) string {
-	t.Helper()
-	root := t.TempDir()
-	for p, s := range files {
-		full := filepath.Join(root, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return root
-}
+	"github.com/patchkit/patchkit/internal/gittest"
+)
 
 // TestReadMakeTree: includes are read where they stand (paths relative to
 // the Makefile's directory, variables expanded), ?= keeps an earlier value,
 // a later plain assignment wins, != is no value, and the recipe of a target
 // runs its prerequisites' recipes first, a pattern rule's with $* set.
 func TestReadMakeTree(t *testing.T) {
-	root := writeTree(t, map[string]string{
+	root := t.TempDir()
+	gittest.WriteFiles(t, root, map[string]string{
 		"pkg/x/Makefile": "NAME = x\nVERSION ?= 1.0.0 # pin\nCOMMON := ../../common\n" +
 			"include $(COMMON)/rules.mk missing.mk $(UNSET)/y.mk\n" +
 			"VERSION ?= 9.9.9\nSHELLY != date\n\n.PHONY: update\n" +
