@@ -90,32 +90,23 @@ func TestVarRefs(t *testing.T) {
 // keeping its prefix, quotes, comment and line ending; none or two are
 // errors naming the lines.
 func TestReplaceValue(t *testing.T) {
-	tests := []struct {
-		name, in, want, err string
-		line                int
+	for _, tt := range []struct {
+		name, key, in, want, err string
+		line                     int
 	}{
-		{"make ?=", "A = 1\nVERSION ?= 1.0.0 # pin\r\n", "A = 1\nVERSION ?= 1.1.0 # pin\r\n", "", 2},
-		{"export :=", "export VERSION := 1.0.0\n", "export VERSION := 1.1.0\n", "", 1},
-		{"yaml quoted", "name: x\nversion: \"1.0.0\"\n", "name: x\nversion: \"1.1.0\"\n", "", 2},
-		{"other value", "VERSION = 1.0.1\n", "", "no line sets VERSION to 1.0.0", 0},
-		{"two lines", "VERSION = 1.0.0\nVERSION = 1.0.0\n", "", "VERSION is set to 1.0.0 on lines 1 and 2: move it by hand", 0},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			key := "VERSION"
-			if strings.HasPrefix(tt.name, "yaml") {
-				key = "version"
-			}
-			got, line, err := ReplaceValue([]byte(tt.in), key, "1.0.0", "1.1.0")
-			if tt.err != "" {
-				if err == nil || err.Error() != tt.err {
-					t.Fatalf("ReplaceValue err = %v, want %q", err, tt.err)
-				}
-				return
-			}
-			if err != nil || string(got) != tt.want || line != tt.line {
-				t.Errorf("ReplaceValue = %q, %d, %v; want %q, %d", got, line, err, tt.want, tt.line)
-			}
-		})
+		{"make ?=", "VERSION", "A = 1\nVERSION ?= 1.0.0 # pin\r\n", "A = 1\nVERSION ?= 1.1.0 # pin\r\n", "", 2},
+		{"export :=", "VERSION", "export VERSION := 1.0.0\n", "export VERSION := 1.1.0\n", "", 1},
+		{"yaml quoted", "version", "name: x\nversion: \"1.0.0\"\n", "name: x\nversion: \"1.1.0\"\n", "", 2},
+		{"other value", "VERSION", "VERSION = 1.0.1\n", "", "no line sets VERSION to 1.0.0", 0},
+		{"two lines", "VERSION", "VERSION = 1.0.0\nVERSION = 1.0.0\n", "", "VERSION is set to 1.0.0 on lines 1 and 2: move it by hand", 0},
+	} {
+		got, line, err := ReplaceValue([]byte(tt.in), tt.key, "1.0.0", "1.1.0")
+		msg := ""
+		if err != nil {
+			msg = err.Error()
+		}
+		if string(got) != tt.want || line != tt.line || msg != tt.err {
+			t.Errorf("%s: ReplaceValue = %q, %d, %q; want %q, %d, %q", tt.name, got, line, msg, tt.want, tt.line, tt.err)
+		}
 	}
 }
