@@ -173,7 +173,7 @@ func filePatches(p *series.Patch, reverse bool) []*filePatch {
 				if *name == "" {
 					continue
 				}
-				if stripped, ok := stripComponents(*name, strip); ok {
+				if stripped, ok := series.StripGit(*name, strip); ok {
 					*name = stripped
 				} else if fp.corrupt == "" {
 					fp.corrupt = fmt.Sprintf("unable to find filename in patch: %q has no leading directory to strip", *name)
@@ -308,17 +308,4 @@ func guessStrip(name string) int {
 		return -1
 	}
 	return 0
-}
-
-// stripComponents removes n leading directories from name, as git's -p does;
-// ok is false when name has fewer.
-func stripComponents(name string, n int) (string, bool) {
-	for ; n > 0; n-- {
-		i := strings.IndexByte(name, '/')
-		if i < 0 {
-			return "", false
-		}
-		name = name[i+1:]
-	}
-	return name, name != ""
 }

@@ -137,3 +137,27 @@ func setValueAt(data []byte, line int, re *regexp.Regexp, group int, value strin
 		return string(body[:m[2*group]]) + v + string(body[m[2*group+1]:]), nil
 	})
 }
+
+// ReplaceValue returns data with the one line that assigns name the value
+// old (NAME = old, export NAME := old, YAML's name: old, quoted or not)
+// rewritten to give it new, keeping the rest of the line, and that line
+// (1-based). It is an error when no line or more than one does.
+func ReplaceValue(data []byte, name, old, new string) ([]byte, int, error) {
+	re := regexp.MustCompile(`^(\s*(?:export\s+|override\s+|-\s+)?` + regexp.QuoteMeta(name) + `\s*(?:\?=|::=|:=|=|:)\s*["']?)` + regexp.QuoteMeta(old) + `(["']?\s*(?:#.*)?)$`)
+	lines := strings.SplitAfter(string(data), "\n")
+	hit := 0
+	for i, l := range lines {
+		body := strings.TrimRight(l, "\r\n")
+		if m := re.FindStringSubmatch(body); m != nil {
+			if hit != 0 {
+				return nil, 0, fmt.Errorf("%s is set to %s on lines %d and %d: move it by hand", name, old, hit, i+1)
+			}
+			lines[i] = m[1] + new + m[2] + l[len(body):]
+			hit = i + 1
+		}
+	}
+	if hit == 0 {
+		return nil, 0, fmt.Errorf("no line sets %s to %s", name, old)
+	}
+	return []byte(strings.Join(lines, "")), hit, nil
+}

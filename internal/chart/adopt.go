@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/patchkit/patchkit/internal/buildfile"
+	"github.com/patchkit/patchkit/internal/series"
 	"github.com/patchkit/patchkit/internal/spec"
 )
 
@@ -43,7 +45,7 @@ var (
 type pending struct {
 	u     *Unit
 	found *Found
-	line  mkLine
+	line  buildfile.SourceLine
 }
 
 // Adopt reads every package Makefile under root (in dirs, when given) and
@@ -59,7 +61,7 @@ func Adopt(root string, dirs []string, imagePatchDirs []string) ([]Found, error)
 	var out []Found
 	applied := map[string]bool{}
 	for _, mf := range makefiles {
-		m, err := readMakefile(root, mf)
+		m, err := buildfile.ReadMakeTree(root, mf)
 		if err != nil {
 			return nil, err
 		}
@@ -136,24 +138,24 @@ func findMakefiles(root string, dirs []string) ([]string, error) {
 }
 
 // adoptMakefile reads the update target of one Makefile.
-func adoptMakefile(root string, m *makefile) ([]Found, []string) {
+func adoptMakefile(root string, m *buildfile.MakeTree) ([]Found, []string) {
 	if _, ok := m.Rules["update"]; !ok {
 		return nil, nil
 	}
-	recipe := m.recipe("update")
+	recipe := m.Recipe("update")
 	pkg := m.Dir
 	spec := path.Join(pkg, FileName)
 	repos := map[string]string{}
 	var units []*pending
 	var problems []Found
 	var used []string
-	problem := func(l mkLine, format string, args ...any) {
+	problem := func(l buildfile.SourceLine, format string, args ...any) {
 		problems = append(problems, Found{Dir: pkg, Spec: spec, Status: "unreadable", Problem: fmt.Sprintf("%s:%d: %s", l.File, l.N, fmt.Sprintf(format, args...))})
 	}
 	forVars := map[string]string{}
 	for _, l := range recipe {
 		raw := l.Text
-		text := strings.ReplaceAll(m.expand(raw), "$$", "$")
+		text := strings.ReplaceAll(m.Expand(raw), "$$", "$")
 		text = strings.TrimLeft(text, "@-+ ")
 		if strings.Contains(text, "command -v") || strings.HasPrefix(text, "$(shell") || strings.HasPrefix(text, "$(eval") {
 			continue
@@ -367,7 +369,7 @@ func placePatch(root string, units []*pending, pkg, workdir, target, args, rel s
 			if n == "/dev/null" {
 				continue
 			}
-			st, ok := stripName(n, opt.Strip)
+			st, ok := series.StripGNU(n, opt.Strip)
 			if !ok {
 				continue
 			}
@@ -385,12 +387,12 @@ func placePatch(root string, units []*pending, pkg, workdir, target, args, rel s
 // versionOf reads a version as the Makefile writes it: a Makefile variable
 // (the pin then stays there), a literal, or nothing/a shell variable (the
 // pin is the vendored Chart.yaml's).
-func versionOf(m *makefile, rawVersion string, dir string, chartKey string) (Version, string, []string) {
+func versionOf(m *buildfile.MakeTree, rawVersion string, dir string, chartKey string) (Version, string, []string) {
 	rawVersion = strings.Trim(rawVersion, `"'`)
-	if refs := mkRef.FindAllStringSubmatch(rawVersion, -1); len(refs) == 1 && strings.TrimSpace(mkRef.ReplaceAllString(rawVersion, "")) == "" {
-		name := refs[0][1] + refs[0][2]
+	if refs := buildfile.VarRefs(rawVersion); len(refs) == 1 && strings.TrimSpace(buildfile.ReplaceVarRefs(rawVersion, "")) == "" {
+		name := refs[0]
 		if at, ok := m.VarAt[name]; ok {
-			val := m.expand(m.Vars[name])
+			val := m.Expand(m.Vars[name])
 			if isPin(val) {
 				mf := relFrom(m.Dir, at.File)
 				return Version{MakefileVar: name, Makefile: mf}, fmt.Sprintf("makefile-var %s (%s:%d)", name, at.File, at.N), nil
@@ -436,7 +438,7 @@ func flagValue(args []string, names ...string) (string, bool) {
 	return "", false
 }
 
-func newFound(m *makefile, l mkLine, u *Unit, from string, notes []string) *Found {
+func newFound(m *buildfile.MakeTree, l buildfile.SourceLine, u *Unit, from string, notes []string) *Found {
 	if from == "literal" {
 		from = fmt.Sprintf("a literal at %s:%d", l.File, l.N)
 		notes = append(notes, fmt.Sprintf("%s:%d writes the version %s in the recipe, so the spec holds a copy: move it into a Makefile variable and point version.makefile-var at it, so one place holds the pin", l.File, l.N, u.Version.Value))
@@ -444,7 +446,7 @@ func newFound(m *makefile, l mkLine, u *Unit, from string, notes []string) *Foun
 	return &Found{Dir: u.Dir, Spec: path.Join(m.Dir, FileName), From: from, Notes: notes, Status: "new"}
 }
 
-func helmUnit(m *makefile, l mkLine, raw, ref, rest string, repos map[string]string) (*Unit, *Found) {
+func helmUnit(m *buildfile.MakeTree, l buildfile.SourceLine, raw, ref, rest string, repos map[string]string) (*Unit, *Found) {
 	args := strings.Fields(rest)
 	fail := func(format string, a ...any) (*Unit, *Found) {
 		return nil, &Found{Dir: m.Dir, Spec: path.Join(m.Dir, FileName), Status: "unreadable", Problem: fmt.Sprintf("%s:%d: %s", l.File, l.N, fmt.Sprintf(format, a...))}
@@ -492,7 +494,7 @@ func helmUnit(m *makefile, l mkLine, raw, ref, rest string, repos map[string]str
 	return u, newFound(m, l, u, from, notes)
 }
 
-func archiveUnit(root string, m *makefile, l mkLine, raw string, ar []string) (*Unit, *Found) {
+func archiveUnit(root string, m *buildfile.MakeTree, l buildfile.SourceLine, raw string, ar []string) (*Unit, *Found) {
 	fail := func(format string, a ...any) (*Unit, *Found) {
 		return nil, &Found{Dir: m.Dir, Spec: path.Join(m.Dir, FileName), Status: "unreadable", Problem: fmt.Sprintf("%s:%d: %s", l.File, l.N, fmt.Sprintf(format, a...))}
 	}
@@ -566,7 +568,7 @@ func archiveUnit(root string, m *makefile, l mkLine, raw string, ar []string) (*
 	return u, newFound(m, l, u, from, notes)
 }
 
-func assetUnit(m *makefile, l mkLine, raw, url, out string) (*Unit, *Found) {
+func assetUnit(m *buildfile.MakeTree, l buildfile.SourceLine, raw, url, out string) (*Unit, *Found) {
 	fail := func(format string, a ...any) (*Unit, *Found) {
 		return nil, &Found{Dir: m.Dir, Spec: path.Join(m.Dir, FileName), Status: "unreadable", Problem: fmt.Sprintf("%s:%d: %s", l.File, l.N, fmt.Sprintf(format, a...))}
 	}
@@ -575,17 +577,17 @@ func assetUnit(m *makefile, l mkLine, raw, url, out string) (*Unit, *Found) {
 	if as := reAsset.FindStringSubmatch(strings.ReplaceAll(raw, "$$", "$")); as != nil {
 		rawURL = as[1]
 	}
-	refs := mkRef.FindAllStringSubmatch(rawURL, -1)
+	refs := buildfile.VarRefs(rawURL)
 	if len(refs) != 1 {
 		return fail("cannot tell the version in %s: name it with one Makefile variable", rawURL)
 	}
-	name := refs[0][1] + refs[0][2]
+	name := refs[0]
 	at, ok := m.VarAt[name]
-	if !ok || !isPin(m.expand(m.Vars[name])) {
+	if !ok || !isPin(m.Expand(m.Vars[name])) {
 		return fail("the version $(%s) in %s is not a Makefile variable holding a pin (the Makefile computes it when it runs): pin it in a variable", name, rawURL)
 	}
 	u := &Unit{}
-	u.Upstream.URL = m.expand(mkRef.ReplaceAllString(rawURL, "{version}"))
+	u.Upstream.URL = m.Expand(buildfile.ReplaceVarRefs(rawURL, "{version}"))
 	u.Upstream.Name = path.Base(out)
 	u.Dir = path.Join(m.Dir, path.Dir(out))
 	u.Version = Version{MakefileVar: name, Makefile: relFrom(m.Dir, at.File)}

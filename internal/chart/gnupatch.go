@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/patchkit/patchkit/internal/series"
 )
 
 // PatchOptions are the GNU patch options a Makefile line gives.
@@ -300,23 +302,6 @@ func splitLines(b []byte) [][]byte {
 	return out
 }
 
-// stripName removes n leading components as GNU patch's -pN does; n < 0
-// keeps the base name. ok is false when the name has too few components.
-func stripName(name string, n int) (string, bool) {
-	if n < 0 {
-		return path.Base(name), true
-	}
-	s := name
-	for i := 0; i < n; i++ {
-		j := strings.IndexByte(s, '/')
-		if j < 0 {
-			return "", false
-		}
-		s = strings.TrimLeft(s[j+1:], "/")
-	}
-	return s, s != ""
-}
-
 // pickName chooses the file a section patches, as GNU patch does outside
 // POSIX mode: among the names that exist, the one with the fewest
 // components, then the shortest base name, then the shortest name; when
@@ -331,7 +316,7 @@ func pickName(fs Files, sec *gnuSection, strip int) string {
 		if n == "/dev/null" {
 			continue
 		}
-		s, ok := stripName(n, strip)
+		s, ok := series.StripGNU(n, strip)
 		if !ok {
 			continue
 		}

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+
+	"github.com/patchkit/patchkit/internal/series"
 )
 
 // staleNote says, for a patch nothing applies, when the files it patches
@@ -30,12 +32,12 @@ func staleNote(root, pkg, patch string) string {
 		}
 		if first == "" {
 			first = name
-			if r, ok := stripName(name, 1); ok && sec.gitDiff {
+			if r, ok := series.StripGNU(name, 1); ok && sec.gitDiff {
 				first = r
 			}
 		}
 		for strip := 0; strip <= 4; strip++ {
-			rel, ok := stripName(name, strip)
+			rel, ok := series.StripGNU(name, strip)
 			if !ok {
 				break
 			}

@@ -6,9 +6,8 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
-	"strings"
 
+	"github.com/patchkit/patchkit/internal/buildfile"
 	"github.com/patchkit/patchkit/internal/txn"
 )
 
@@ -148,29 +147,16 @@ func (f *Fetcher) WriteUpgradeContext(ctx context.Context, u *Unit, up *Upgrade,
 	return nil
 }
 
-// replaceAssignment rewrites the one line of file that assigns name the
-// value old (NAME = old, export NAME := old, name: old), keeping the rest
-// of the line; it is an error when no line or more than one does.
+// replaceAssignment rewrites the one line of root/file that assigns name
+// the value old (buildfile.ReplaceValue).
 func replaceAssignment(root, file, name, old, new string) ([]byte, int, error) {
 	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(file)))
 	if err != nil {
 		return nil, 0, err
 	}
-	re := regexp.MustCompile(`^(\s*(?:export\s+|override\s+|-\s+)?` + regexp.QuoteMeta(name) + `\s*(?:\?=|::=|:=|=|:)\s*["']?)` + regexp.QuoteMeta(old) + `(["']?\s*(?:#.*)?)$`)
-	lines := strings.SplitAfter(string(data), "\n")
-	hit := 0
-	for i, l := range lines {
-		body := strings.TrimRight(l, "\r\n")
-		if m := re.FindStringSubmatch(body); m != nil {
-			if hit != 0 {
-				return nil, 0, fmt.Errorf("%s: %s is set to %s on lines %d and %d: move it by hand", file, name, old, hit, i+1)
-			}
-			lines[i] = m[1] + new + m[2] + l[len(body):]
-			hit = i + 1
-		}
+	out, line, err := buildfile.ReplaceValue(data, name, old, new)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", file, err)
 	}
-	if hit == 0 {
-		return nil, 0, fmt.Errorf("%s: no line sets %s to %s", file, name, old)
-	}
-	return []byte(strings.Join(lines, "")), hit, nil
+	return out, line, nil
 }

@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
-	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 )
 
@@ -176,18 +175,14 @@ func (b *Buildah) Build(ctx context.Context, req Request) (_ *Result, err error)
 
 // layoutImage reads the single image of an OCI layout.
 func layoutImage(dir string) (v1.Image, error) {
-	idx, err := layout.ImageIndexFromPath(dir)
+	idx, manifests, err := readLayoutIndex(dir)
 	if err != nil {
 		return nil, err
 	}
-	im, err := idx.IndexManifest()
-	if err != nil {
-		return nil, err
+	if len(manifests) != 1 || !manifests[0].MediaType.IsImage() {
+		return nil, fmt.Errorf("layout %s holds %d manifests, want one image", dir, len(manifests))
 	}
-	if len(im.Manifests) != 1 || !im.Manifests[0].MediaType.IsImage() {
-		return nil, fmt.Errorf("layout %s holds %d manifests, want one image", dir, len(im.Manifests))
-	}
-	return idx.Image(im.Manifests[0].Digest)
+	return idx.Image(manifests[0].Digest)
 }
 
 func envOr(name, def string) string {

@@ -90,18 +90,28 @@ func (l *Layout) Publish(ctx context.Context, res *Result, tag string) (*Publish
 
 // ReadLayout returns the image tagged tag in the layout at dir.
 func ReadLayout(dir, tag string) (v1.Image, error) {
-	idx, err := layout.ImageIndexFromPath(dir)
+	idx, manifests, err := readLayoutIndex(dir)
 	if err != nil {
 		return nil, err
 	}
-	im, err := idx.IndexManifest()
-	if err != nil {
-		return nil, err
-	}
-	for _, d := range im.Manifests {
+	for _, d := range manifests {
 		if d.Annotations[RefNameAnnotation] == tag && d.MediaType.IsImage() {
 			return idx.Image(d.Digest)
 		}
 	}
 	return nil, fmt.Errorf("no image tagged %q in %s", tag, dir)
+}
+
+// readLayoutIndex opens the OCI layout at dir and returns its index and the
+// descriptors the index lists.
+func readLayoutIndex(dir string) (v1.ImageIndex, []v1.Descriptor, error) {
+	idx, err := layout.ImageIndexFromPath(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	im, err := idx.IndexManifest()
+	if err != nil {
+		return nil, nil, err
+	}
+	return idx, im.Manifests, nil
 }

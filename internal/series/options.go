@@ -93,7 +93,7 @@ func (p *Patch) rewriteNames(lines *lineTable, o Options) error {
 			if *name == "" {
 				continue
 			}
-			s, ok := stripComponents(*name, n)
+			s, ok := StripGit(*name, n)
 			if !ok {
 				return diag.Inputf(p.Path, line, "strip %d removes the whole path %q: it has fewer leading directories (git apply: unable to find filename)", strip, *name)
 			}
@@ -108,22 +108,6 @@ func (p *Patch) rewriteNames(lines *lineTable, o Options) error {
 	}
 	p.NamesFinal = true
 	return nil
-}
-
-// stripComponents removes n leading directories from name, as git's -p does;
-// ok is false when name has fewer, or nothing is left.
-func stripComponents(name string, n int) (string, bool) {
-	for ; n > 0; n-- {
-		i := strings.IndexByte(name, '/')
-		if i < 0 {
-			return "", false
-		}
-		name = name[i+1:]
-		for strings.HasPrefix(name, "/") {
-			name = name[1:]
-		}
-	}
-	return name, name != ""
 }
 
 // recount rewrites the "@@" lines of a diff with the line counts of their
