@@ -139,7 +139,7 @@ YAML
   # text gets as far as the fetch (refused offline): the refusal came first
   run "$PATCHKIT" --root "$ROOT" --cache-dir "$CACHE" --offline upgrade charts/x --to 1.1.0
   assert_failure 2
-  assert_output "patchkit: offline: fetching http://127.0.0.1:9/1.1.0/x.yaml needs the network"
+  assert_output "patchkit: offline: http://127.0.0.1:9/1.1.0/x.yaml 1.1.0 is not in the chart cache $CACHE/charts: run once without --offline to fetch it"
   run diff -r "$BATS_TEST_TMPDIR/before" "$ROOT"
   assert_success
 }
