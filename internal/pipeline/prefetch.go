@@ -92,6 +92,9 @@ func (p *Prefetched[R]) prefetch(ctx context.Context, env Env, names []string) {
 			}
 			continue
 		}
+		// Not quick: recorded, so that the unit's run does not ask again
+		// (its cache is fetched below, and a fetched cache is never quick).
+		p.record(name, prefetched[R]{})
 		im, err := Prepare(ctx, env, name, "")
 		if err != nil {
 			p.record(name, prefetched[R]{err: err})
@@ -117,14 +120,14 @@ func (p *Prefetched[R]) record(name string, r prefetched[R]) {
 }
 
 // Quick is the quick answer for the unit name: the one Prefetch recorded
-// (its report, or the error it met, handed back once), or quick's own,
-// asked now. ok is false when the unit needs the full work.
+// (its report, "not quick", or the error it met, handed back once), or
+// quick's own, asked now. ok is false when the unit needs the full work.
 func (p *Prefetched[R]) Quick(ctx context.Context, name string) (R, bool, error) {
 	p.mu.Lock()
 	r, found := p.pre[name]
 	delete(p.pre, name)
 	p.mu.Unlock()
-	if found && (r.err != nil || r.ok) {
+	if found {
 		return r.out, r.ok, r.err
 	}
 	return p.quick(ctx, name)

@@ -123,3 +123,41 @@ func TestPrefetchNothingOffline(t *testing.T) {
 		t.Errorf("Quick(b) = %q, %v after %d asks; want quick's answer", out, ok, asked)
 	}
 }
+
+// TestPrefetchNotQuickAskedOnce: a unit quick says needs the full work is
+// prepared and its cache fetched by Prefetch; the run's Quick then hands
+// back "not quick" without asking quick again (the fetched cache would
+// only say so anew), and Fetch finds the URL done.
+func TestPrefetchNotQuickAskedOnce(t *testing.T) {
+	env := unitRoot(t, true)
+	gittest.WriteFiles(t, env.Root, map[string]string{
+		"images/other/patchkit.yaml": "upstream:\n  url: https://upstream.invalid/other\n  ref: v1\npatches: patches/img\n",
+	})
+	asked := map[string]int{}
+	var mu sync.Mutex
+	quick := func(_ context.Context, name string) (string, bool, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		asked[name]++
+		return name, name != "img", nil
+	}
+	p := Prefetch(context.Background(), env, []string{"img", "other"}, 2, quick)
+	if _, ok, err := p.Quick(context.Background(), "img"); ok || err != nil {
+		t.Fatalf("Quick(img) = %v, %v; want not quick", ok, err)
+	}
+	if asked["img"] != 1 {
+		t.Errorf("quick was asked about img %d times, want once (by Prefetch)", asked["img"])
+	}
+	im, err := Prepare(context.Background(), env, "img", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer im.Close()
+	if !p.fetched[im.URL] {
+		t.Errorf("Prefetch did not fetch img's upstream")
+	}
+	// Handed back once: asked again, quick answers.
+	if _, ok, _ := p.Quick(context.Background(), "img"); ok || asked["img"] != 2 {
+		t.Errorf("Quick(img) again: ok %v, asked %d times; want quick asked anew", ok, asked["img"])
+	}
+}
