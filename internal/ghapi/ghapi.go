@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-github/v60/github"
 
+	"github.com/patchkit/patchkit/internal/httpretry"
 	"github.com/patchkit/patchkit/internal/untrusted"
 )
 
@@ -94,7 +95,7 @@ func withNow(f func() time.Time) Option { return func(o *options) { o.now = f } 
 // New returns a Client. A base URL that does not parse as an http(s) URL is
 // an error.
 func New(opts ...Option) (*Client, error) {
-	o := options{baseURL: DefaultBaseURL, retries: DefaultRetries, maxWait: DefaultMaxWait, sleep: sleepCtx, now: time.Now}
+	o := options{baseURL: DefaultBaseURL, retries: DefaultRetries, maxWait: DefaultMaxWait, sleep: httpretry.Sleep, now: time.Now}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -347,13 +348,8 @@ func (t *retryTransport) rateLimited(resp *http.Response, attempt int) (time.Dur
 	default:
 		return 0, false
 	}
-	if v := strings.TrimSpace(resp.Header.Get("Retry-After")); v != "" {
-		if s, err := strconv.Atoi(v); err == nil && s >= 0 {
-			return time.Duration(s) * time.Second, true
-		}
-		if at, err := http.ParseTime(v); err == nil {
-			return max(at.Sub(t.now()), 0), true
-		}
+	if wait, ok := httpretry.RetryAfter(resp.Header, t.now()); ok {
+		return wait, true
 	}
 	if v := resp.Header.Get("X-RateLimit-Reset"); v != "" && resp.Header.Get("X-RateLimit-Remaining") == "0" {
 		if s, err := strconv.ParseInt(v, 10, 64); err == nil {
@@ -367,15 +363,4 @@ func (t *retryTransport) rateLimited(resp *http.Response, attempt int) (time.Dur
 func isRateLimitText(s string) bool {
 	s = strings.ToLower(s)
 	return strings.Contains(s, "rate limit")
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/patchkit/patchkit/internal/httpretry"
 )
 
 const (
@@ -195,7 +197,7 @@ func TestCommitDiffCancelledWait(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	c, err := New(WithBaseURL(srv.URL), withSleep(func(ctx context.Context, d time.Duration) error {
 		cancel()
-		return sleepCtx(ctx, d)
+		return httpretry.Sleep(ctx, d)
 	}))
 	if err != nil {
 		t.Fatal(err)

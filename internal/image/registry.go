@@ -14,6 +14,8 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
+
+	"github.com/patchkit/patchkit/internal/httpretry"
 )
 
 // Registry pushes images to a registry repository and reads each back
@@ -96,7 +98,7 @@ func NewRegistry(repository string, opts ...RegistryOption) (*Registry, error) {
 	}
 	r := &Registry{
 		repo: repo, keychain: authn.DefaultKeychain, attempts: DefaultAttempts, backoff: DefaultBackoff,
-		reqTimeout: DefaultRequestTimeout, pushTimeout: DefaultPushTimeout, sleep: sleepCtx,
+		reqTimeout: DefaultRequestTimeout, pushTimeout: DefaultPushTimeout, sleep: httpretry.Sleep,
 	}
 	for _, o := range opts {
 		o(r)

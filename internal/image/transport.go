@@ -7,12 +7,13 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/v1/remote"
+
+	"github.com/patchkit/patchkit/internal/httpretry"
 )
 
 // The defaults of a registry's timeouts and retries (see NewRegistry).
@@ -43,17 +44,6 @@ func httpTransport(connect, header time.Duration) *http.Transport {
 
 // sleeper waits d or until ctx ends; the tests' seam records the waits.
 type sleeper func(ctx context.Context, d time.Duration) error
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
 
 // backoff is the wait before retry n (1-based): first, doubling each
 // time, never more than limit.
@@ -110,7 +100,7 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		wait := backoff(t.first, t.limit, n)
 		if resp != nil {
-			if ra, ok := retryAfter(resp); ok {
+			if ra, ok := httpretry.RetryAfter(resp.Header, time.Now()); ok {
 				wait = min(ra, t.limit)
 			}
 			io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
@@ -171,21 +161,6 @@ func describe(resp *http.Response, err error) string {
 		return resp.Status
 	}
 	return err.Error()
-}
-
-// retryAfter reads a Retry-After header in seconds or as an HTTP date.
-func retryAfter(resp *http.Response) (time.Duration, bool) {
-	v := resp.Header.Get("Retry-After")
-	if v == "" {
-		return 0, false
-	}
-	if s, err := strconv.Atoi(v); err == nil && s >= 0 {
-		return time.Duration(s) * time.Second, true
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(time.Until(t), 0), true
-	}
-	return 0, false
 }
 
 // transientResponse reports whether a request's outcome may differ on a
