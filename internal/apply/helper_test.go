@@ -11,8 +11,9 @@ import (
 )
 
 // parsePatchForTest builds a series.Patch from raw patch text as the series
-// package does, so these tests do not depend on it: gitdiff parses the file
-// diffs and HunkLine maps each text fragment to the line of its "@@" header.
+// package does, without Parse's checks, so these tests reach apply with any
+// patch: gitdiff parses the file diffs and HunkLine maps each text fragment
+// to the line of its "@@" header.
 func parsePatchForTest(tb testing.TB, file string, raw []byte) *series.Patch {
 	tb.Helper()
 	p, err := parsePatch(file, raw)
@@ -66,8 +67,8 @@ func isTraditionalHeader(lines []string, i int) bool {
 }
 
 // fileHeaders finds the header of each file diff, as series.Parse does, walking the patch as
-// go-gitdiff parsed it: hunks are skipped by their line counts, so that a
-// removed line "-- x" is not taken for a header.
+// go-gitdiff parsed it: hunks are skipped by their line counts (series.HunkEnd,
+// the count Parse makes), so that a removed line "-- x" is not taken for a header.
 func fileHeaders(lines []string, files []*gitdiff.File) []fileHeader {
 	out := make([]fileHeader, len(files))
 	pos := 0
@@ -91,20 +92,7 @@ func fileHeaders(lines []string, files []*gitdiff.File) []fileHeader {
 			if pos == len(lines) || frag == nil {
 				return out
 			}
-			pos++
-			oldN, newN := frag.OldLines, frag.NewLines
-			for (oldN > 0 || newN > 0) && pos < len(lines) {
-				switch lines[pos][0] {
-				case ' ', '\n':
-					oldN--
-					newN--
-				case '-':
-					oldN--
-				case '+':
-					newN--
-				}
-				pos++
-			}
+			pos = series.HunkEnd(lines, pos+1, frag)
 		}
 	}
 	return out

@@ -218,20 +218,13 @@ func parseGNU(name string, data []byte) ([]*gnuSection, error) {
 					// line whose space got eaten (GNU patch takes it so).
 					op, t = ' ', append([]byte{' '}, t...)
 				}
-				switch op {
-				case ' ':
-					oldN++
-					newN++
-				case '-':
-					oldN++
-				case '+':
-					newN++
-				case '\\':
+				if !series.CountHunkLine(op, &oldN, &newN) {
+					if op != '\\' {
+						return nil, fmt.Errorf("%s:%d: malformed hunk line", name, i+1)
+					}
 					trimLastNewline(h)
 					i++
 					continue
-				default:
-					return nil, fmt.Errorf("%s:%d: malformed hunk line", name, i+1)
 				}
 				h.lines = append(h.lines, hunkLine{op: op, text: t[1:]})
 				i++

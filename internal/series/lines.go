@@ -20,23 +20,38 @@ func SplitKeep(s string) []string {
 	return out
 }
 
+// CountHunkLine counts one line of a hunk against its "@@" line's lengths,
+// by the line's first byte, as git and go-gitdiff read it: a context line
+// (' ', or a blank line, whose space an editor ate) adds one to both old
+// and new, a removed line ('-') to old, an added one ('+') to new. Any
+// other byte (a "\ No newline at end of file" marker, a line that is no
+// hunk's) counts nothing and reports false. It is the one hunk counter:
+// Parse, recount, HunkEnd and chart's GNU patch reading (which first turns
+// the lines GNU patch takes for context into ' ') count with it.
+func CountHunkLine[N int | int64](op byte, old, new *N) bool {
+	switch op {
+	case ' ', '\n':
+		*old++
+		*new++
+	case '-':
+		*old++
+	case '+':
+		*new++
+	default:
+		return false
+	}
+	return true
+}
+
 // HunkEnd returns the index after the last line of the hunk tf whose "@@"
 // line is lines[h-1] (h is 1-based, as Patch.HunkLine gives it), counting
-// its lines as go-gitdiff does (a blank or "\r" line is context) and taking
-// a "\ No newline at end of file" marker after it with it.
+// its lines as Parse does (CountHunkLine) and taking a "\ No newline at end
+// of file" marker after it with it.
 func HunkEnd(lines []string, h int, tf *gitdiff.TextFragment) int {
 	i := h
-	oldN, newN := tf.OldLines, tf.NewLines
-	for (oldN > 0 || newN > 0) && i < len(lines) {
-		switch lines[i][0] {
-		case ' ', '\n', '\r':
-			oldN--
-			newN--
-		case '-':
-			oldN--
-		case '+':
-			newN--
-		}
+	var oldN, newN int64
+	for (oldN < tf.OldLines || newN < tf.NewLines) && i < len(lines) {
+		CountHunkLine(lines[i][0], &oldN, &newN)
 		i++
 	}
 	if i < len(lines) && len(lines[i]) >= 12 && strings.HasPrefix(lines[i], `\ `) {

@@ -139,14 +139,10 @@ func recountedLine(lines *lineTable, i int) string {
 scan:
 	for ; j < lines.len(); j++ {
 		l := lines.at(j)
+		if CountHunkLine(l[0], &oldN, &newN) {
+			continue
+		}
 		switch l[0] {
-		case ' ', '\n':
-			oldN++
-			newN++
-		case '-':
-			oldN++
-		case '+':
-			newN++
 		case '\\':
 		case '@':
 			good = strings.HasPrefix(l, "@@ ")

@@ -277,17 +277,9 @@ func (p *Patch) locate(lines *lineTable, start int, el *elision) ([]int, error) 
 			hunk := pos + 1
 			p.HunkLine[frag] = hunk
 			pos++
-			oldN, newN := frag.OldLines, frag.NewLines
-			for (oldN > 0 || newN > 0) && pos < lines.len() {
-				switch lines.at(pos)[0] {
-				case ' ', '\n':
-					oldN--
-					newN--
-				case '-':
-					oldN--
-				case '+':
-					newN--
-				}
+			var oldN, newN int64
+			for (oldN < frag.OldLines || newN < frag.NewLines) && pos < lines.len() {
+				CountHunkLine(lines.at(pos)[0], &oldN, &newN)
 				pos++
 			}
 			if pos < lines.len() && isNoNewlineMarker(lines.at(pos)) {
