@@ -345,8 +345,8 @@ func TestStatusOffline(t *testing.T) {
 }
 
 // TestStatusGolden: the markdown and html of the fixture, against
-// testdata/status.md and testdata/status.html (go test -update rewrites
-// them).
+// testdata/status.md and testdata/status.html, the page from its <body> on
+// (go test -update rewrites them).
 func TestStatusGolden(t *testing.T) {
 	for _, format := range []string{"markdown", "html"} {
 		t.Run(format, func(t *testing.T) {
@@ -366,6 +366,16 @@ func TestStatusGolden(t *testing.T) {
 				if strings.Contains(out, bad) {
 					t.Errorf("status -o %s passes server text %q through", format, bad)
 				}
+			}
+			if format == "html" {
+				// The page's head is the template's (its inline style):
+				// TestStatusHTMLPage checks what it may hold. The golden is
+				// the body, what the fixture's data renders.
+				head, body, ok := strings.Cut(out, "<body>\n")
+				if !ok || !strings.HasPrefix(head, "<!DOCTYPE html>\n") || !strings.Contains(head, "<title>patchkit: carried patches</title>") {
+					t.Fatalf("status -o html: want a doctype, the title and a body:\n%s", out)
+				}
+				out = "<body>\n" + body
 			}
 			// The downstream commits hold the upstream's temp path: name them.
 			for i, c := range f.commits {
