@@ -207,6 +207,26 @@ func ReadFile(tb testing.TB, root, name string) string {
 	return string(b)
 }
 
+// Files is a directory a test writes files into and reads them back from
+// by slash path, such as a downstream repository's root, which needs no
+// commits: WriteFiles and ReadFile bound to one test and one root.
+type Files struct {
+	TB   testing.TB
+	Root string
+}
+
+// Write writes content to path (slash-separated) under Root.
+func (f Files) Write(path, content string) {
+	f.TB.Helper()
+	WriteFiles(f.TB, f.Root, map[string]string{path: content})
+}
+
+// Read reads path (slash-separated) under Root, failing the test if it cannot.
+func (f Files) Read(path string) string {
+	f.TB.Helper()
+	return ReadFile(f.TB, f.Root, path)
+}
+
 // Numbered returns n lines, fmt.Sprintf(format, i) for i from 1 to n, each
 // ending in a newline: Numbered("line%d", 3) is "line1\nline2\nline3\n".
 func Numbered(format string, n int) string {

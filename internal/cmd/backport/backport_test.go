@@ -29,13 +29,14 @@ type fixture struct {
 	t                         *testing.T
 	up                        *gittest.Repo
 	fix, clean, conflict, pin string
-	root, cache               string
+	gittest.Files             // the patchkit repository: Root
+	cache                     string
 }
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	r := gittest.New(t)
-	fx := &fixture{t: t, up: r, root: t.TempDir(), cache: t.TempDir()}
+	fx := &fixture{t: t, up: r, Files: gittest.Files{TB: t, Root: t.TempDir()}, cache: t.TempDir()}
 	greet := gittest.Numbered("line%d", 40)
 	r.Write("greet.txt", greet)
 	r.Write("other.txt", "other\n")
@@ -53,7 +54,7 @@ func newFixture(t *testing.T) *fixture {
 	r.Write("greet.txt", "top1 changed\ntop2\n"+fixed)
 	fx.conflict = r.Commit("greet: change the top line")
 
-	fx.write("images/img/patchkit.yaml", `upstream:
+	fx.Write("images/img/patchkit.yaml", `upstream:
   url: `+repoURL+`
   ref: v1.0.0
   releases: "v1.*"
@@ -62,23 +63,13 @@ image:
   repository: img
   tag: v1.0.0
 `)
-	fx.write("Makefile", "build:\n\t$(MAKE) image IMAGE=img\n")
+	fx.Write("Makefile", "build:\n\t$(MAKE) image IMAGE=img\n")
 	return fx
-}
-
-func (fx *fixture) write(path, content string) {
-	fx.t.Helper()
-	gittest.WriteFiles(fx.t, fx.root, map[string]string{path: content})
-}
-
-func (fx *fixture) read(path string) string {
-	fx.t.Helper()
-	return gittest.ReadFile(fx.t, fx.root, path)
 }
 
 func (fx *fixture) patches() []string {
 	fx.t.Helper()
-	entries, _ := os.ReadDir(filepath.Join(fx.root, "patches/img"))
+	entries, _ := os.ReadDir(filepath.Join(fx.Root, "patches/img"))
 	var out []string
 	for _, e := range entries {
 		out = append(out, e.Name())
@@ -89,7 +80,7 @@ func (fx *fixture) patches() []string {
 
 func (fx *fixture) run(args ...string) (int, string, string) {
 	fx.t.Helper()
-	return runPatchkit(fx.t, append([]string{"--root", fx.root, "--cache-dir", fx.cache, "--upstream-url", fx.up.URL()}, args...)...)
+	return runPatchkit(fx.t, append([]string{"--root", fx.Root, "--cache-dir", fx.cache, "--upstream-url", fx.up.URL()}, args...)...)
 }
 
 func runPatchkit(t *testing.T, args ...string) (int, string, string) {
@@ -158,7 +149,7 @@ func TestBackport(t *testing.T) {
 	if b.File != "patches/img/0001-other-one-more-line.diff" || !b.Written || !b.Applies || b.Reference || b.Commit != fx.clean || b.Ref != "v1.0.0" {
 		t.Errorf("backport = %+v", b)
 	}
-	text := fx.read(b.File)
+	text := fx.Read(b.File)
 	diff := fx.up.Show(fx.clean)
 	wantHead := "Subject: other: one more line\nOrigin: upstream, " + repoURL + "/commit/" + fx.clean + "\nAuthor: Test Author <author@example.com>\n\n"
 	if text != wantHead+diff {
@@ -173,7 +164,7 @@ func TestBackport(t *testing.T) {
 	if b.File != "patches/img/0002-requeue-vmi.diff" || !b.Applies {
 		t.Errorf("backport = %+v", b)
 	}
-	text = fx.read(b.File)
+	text = fx.Read(b.File)
 	for _, want := range []string{
 		"Subject: fix: requeue while the target pod is not scheduled\n",
 		"Bug: " + repoURL + "/issues/12\nBug: https://github.com/other/repo/issues/3\n",
@@ -190,7 +181,7 @@ func TestBackport(t *testing.T) {
 	// The oracle: git apply of the glob on a checkout of the pin.
 	wt := t.TempDir()
 	fx.up.Git("worktree", "add", "-q", "--detach", wt, "v1.0.0")
-	files, _ := filepath.Glob(filepath.Join(fx.root, "patches/img/*.diff"))
+	files, _ := filepath.Glob(filepath.Join(fx.Root, "patches/img/*.diff"))
 	if out, errOut, err := gittest.Run(wt, nil, append([]string{"apply", "--whitespace=error"}, files...)...); err != nil {
 		t.Fatalf("git apply of the written series: %v %s %s", err, out, errOut)
 	}
@@ -213,7 +204,7 @@ func TestBackport(t *testing.T) {
 		!strings.Contains(stdout, "does not apply to v1.0.0") || !strings.Contains(stdout, "patches/img/0003-greet-change-the-top-line.diff:") {
 		t.Errorf("backport of a conflicting commit: exit %d\n%s", code, stdout)
 	}
-	if _, err := os.Stat(filepath.Join(fx.root, "patches/img/0003-greet-change-the-top-line.diff")); err != nil {
+	if _, err := os.Stat(filepath.Join(fx.Root, "patches/img/0003-greet-change-the-top-line.diff")); err != nil {
 		t.Errorf("the conflicting backport was not written: %v", err)
 	}
 }
@@ -231,7 +222,7 @@ func TestBackportReference(t *testing.T) {
 	if want := strings.Fields(pidOut)[0]; b.PatchID != want {
 		t.Errorf("patch-id = %s, git patch-id --stable says %s", b.PatchID, want)
 	}
-	text := fx.read(b.File)
+	text := fx.Read(b.File)
 	if strings.Contains(text, "diff --git") || !strings.Contains(text, "\nReference: "+fx.fix+"\nPatch-Id: "+b.PatchID+"\n") ||
 		!strings.Contains(text, "Origin: upstream, "+repoURL+"/commit/"+fx.fix+"\n") {
 		t.Errorf("reference file =\n%s", text)
@@ -253,7 +244,7 @@ func TestBackportReference(t *testing.T) {
 	}
 	wt := t.TempDir()
 	fx.up.Git("worktree", "add", "-q", "--detach", wt, "v1.0.0")
-	files, _ := filepath.Glob(filepath.Join(fx.root, "patches/img/*.diff"))
+	files, _ := filepath.Glob(filepath.Join(fx.Root, "patches/img/*.diff"))
 	if _, _, err := gittest.Run(wt, nil, append([]string{"apply"}, files...)...); err == nil {
 		t.Errorf("git apply of a glob with a reference succeeded; it must fail rather than skip the reference")
 	}
@@ -263,7 +254,7 @@ for p in $(LC_ALL=C ls "$PATCHES" | grep -E '\.(diff|patch)$'); do
   if [ -n "$id" ]; then git show --format= --binary "$id"; else cat "$PATCHES/$p"; fi |
     git apply --whitespace=error || exit 1
 done`
-	if o, e, err := runShell(wt, recipe, "PATCHES="+filepath.Join(fx.root, "patches/img")); err != nil {
+	if o, e, err := runShell(wt, recipe, "PATCHES="+filepath.Join(fx.Root, "patches/img")); err != nil {
 		t.Fatalf("the documented recipe: %v\n%s%s", err, o, e)
 	}
 	for _, p := range []string{"greet.txt", "other.txt", "tool.sh"} {
@@ -277,7 +268,7 @@ done`
 	// A reference whose patch-id no longer matches is bad input for apply,
 	// naming the file and the Patch-Id line, and a verify failure.
 	bad := strings.Replace(text, "Patch-Id: "+b.PatchID, "Patch-Id: "+strings.Repeat("a", 40), 1)
-	fx.write(b.File, bad)
+	fx.Write(b.File, bad)
 	code, stdout, stderr := fx.run("apply", "img", "--check")
 	if code != 2 || !strings.Contains(stderr, b.File+":7: the diff's patch-id is "+b.PatchID+", not "+strings.Repeat("a", 40)) {
 		t.Errorf("apply with a stale reference: exit %d\n%s%s", code, stdout, stderr)
@@ -288,7 +279,7 @@ done`
 	}
 
 	// A reference that does not apply is not written.
-	fx.write(b.File, text)
+	fx.Write(b.File, text)
 	code, stdout, _ = fx.run("backport", "img", fx.conflict, "--reference")
 	if code != 1 || !strings.Contains(stdout, "did not write reference patches/img/0003-greet-change-the-top-line.ref.diff") {
 		t.Errorf("backport --reference of a conflicting commit: exit %d\n%s", code, stdout)

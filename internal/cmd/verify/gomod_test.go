@@ -42,7 +42,7 @@ func TestVerifyGoModBump(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rp := newRepo(t, up, t.TempDir(), "")
-			rp.write("patches/img/0001-bump.diff", tc.patch)
+			rp.Write("patches/img/0001-bump.diff", tc.patch)
 			_, stdout, stderr := rp.run("verify", "img", "-o", "json")
 			v := decode(t, stdout)
 			h := v.check(t, "0001-bump.diff", "header")

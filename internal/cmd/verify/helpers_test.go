@@ -88,10 +88,10 @@ func header(subject, kind, id string, extra ...string) string {
 
 // repo is a patchkit repository with one image, img, on the upstream.
 type repo struct {
-	t     *testing.T
-	up    *upstream
-	root  string
-	cache string
+	t             *testing.T
+	up            *upstream
+	gittest.Files // the patchkit repository: Root
+	cache         string
 }
 
 const specText = `upstream:
@@ -106,28 +106,18 @@ image:
 
 func newRepo(t *testing.T, up *upstream, cache string, extraSpec string) *repo {
 	t.Helper()
-	r := &repo{t: t, up: up, root: t.TempDir(), cache: cache}
-	r.write("images/img/patchkit.yaml", specText+extraSpec)
-	if err := os.MkdirAll(filepath.Join(r.root, "patches/img"), 0o755); err != nil {
+	r := &repo{t: t, up: up, Files: gittest.Files{TB: t, Root: t.TempDir()}, cache: cache}
+	r.Write("images/img/patchkit.yaml", specText+extraSpec)
+	if err := os.MkdirAll(filepath.Join(r.Root, "patches/img"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	return r
 }
 
-func (r *repo) write(path, content string) {
-	r.t.Helper()
-	gittest.WriteFiles(r.t, r.root, map[string]string{path: content})
-}
-
-func (r *repo) read(path string) string {
-	r.t.Helper()
-	return gittest.ReadFile(r.t, r.root, path)
-}
-
 // run runs patchkit with the repository's root, cache and upstream.
 func (r *repo) run(args ...string) (code int, stdout, stderr string) {
 	r.t.Helper()
-	return runPatchkit(r.t, append([]string{"--root", r.root, "--cache-dir", r.cache, "--upstream-url", r.up.repo.URL()}, args...)...)
+	return runPatchkit(r.t, append([]string{"--root", r.Root, "--cache-dir", r.cache, "--upstream-url", r.up.repo.URL()}, args...)...)
 }
 
 func runPatchkit(t *testing.T, args ...string) (int, string, string) {

@@ -94,7 +94,7 @@ func TestVerifyMultiCommitBackport(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			r := newRepo(t, m.up, cache, "")
-			r.write("patches/img/0001-multi.diff", c.patch)
+			r.Write("patches/img/0001-multi.diff", c.patch)
 			code, stdout, stderr := r.run("verify", "img", "-o", "json")
 			if code != c.code {
 				t.Fatalf("exit = %d, want %d\n%s%s", code, c.code, stdout, stderr)
@@ -157,9 +157,9 @@ func TestVerifyPROrigin(t *testing.T) {
 	t.Setenv("GH_TOKEN", "")
 	cache := t.TempDir()
 	r := newRepo(t, m.up, cache, "")
-	r.write("patches/img/0001-pr.diff", "Backport of "+repoURL+"/pull/7\n\n"+m.aAtPin)
-	r.write("patches/img/0002-open.diff", "Subject: open PR\n\nUpstream PR: "+repoURL+"/pull/8\n\n"+strings.Replace(m.aAtPin, "a.txt", "c.txt", -1))
-	r.write("patches/img/0003-gone.diff", "Subject: missing PR\nOrigin: backport, "+repoURL+"/pull/404\n\n"+strings.Replace(m.aAtPin, "a.txt", "d.txt", -1))
+	r.Write("patches/img/0001-pr.diff", "Backport of "+repoURL+"/pull/7\n\n"+m.aAtPin)
+	r.Write("patches/img/0002-open.diff", "Subject: open PR\n\nUpstream PR: "+repoURL+"/pull/8\n\n"+strings.Replace(m.aAtPin, "a.txt", "c.txt", -1))
+	r.Write("patches/img/0003-gone.diff", "Subject: missing PR\nOrigin: backport, "+repoURL+"/pull/404\n\n"+strings.Replace(m.aAtPin, "a.txt", "d.txt", -1))
 
 	code, stdout, stderr := r.run("verify", "img", "-o", "json")
 	if code != 1 { // 0002 and 0003 do not apply: c.txt and d.txt do not exist

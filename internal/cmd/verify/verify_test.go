@@ -201,7 +201,7 @@ func TestVerify(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r := newRepo(t, up, cache, tt.spec)
 			for name, content := range tt.files {
-				r.write("patches/img/"+name, content)
+				r.Write("patches/img/"+name, content)
 			}
 			code, stdout, stderr := r.run("verify", "img", "-o", "json")
 			if code != tt.code {
@@ -247,8 +247,8 @@ func TestVerifyFormats(t *testing.T) {
 	up := newUpstream(t)
 	r := newRepo(t, up, t.TempDir(), "")
 	edited := strings.Replace(up.moved, "+"+comment+"\n", "+line20 // retry forever\n", 1)
-	r.write("patches/img/0001-fix.diff", header("requeue", "upstream", up.fix)+edited)
-	r.write("patches/img/0002-vendor.diff", header("vendor", "vendor", "")+
+	r.Write("patches/img/0001-fix.diff", header("requeue", "upstream", up.fix)+edited)
+	r.Write("patches/img/0002-vendor.diff", header("vendor", "vendor", "")+
 		"diff --git a/v.txt b/v.txt\nnew file mode 100644\n--- /dev/null\n+++ b/v.txt\n@@ -0,0 +1 @@\n+v\n")
 
 	code, stdout, _ := r.run("verify", "img")
@@ -287,12 +287,12 @@ func TestVerifyAllImages(t *testing.T) {
 	up := newUpstream(t)
 	r := newRepo(t, up, t.TempDir(), "")
 	spec := strings.Replace(specText, repoURL, up.repo.URL(), 1)
-	r.write("images/img/patchkit.yaml", spec)
-	r.write("images/other/patchkit.yaml", strings.Replace(spec, "patches/img", "patches/other", 1))
-	r.write("patches/img/0001-fix.diff", header("requeue", "upstream", up.fix)+up.moved)
-	r.write("patches/other/0001-fix.diff", header("requeue", "upstream", missingID)+up.moved)
+	r.Write("images/img/patchkit.yaml", spec)
+	r.Write("images/other/patchkit.yaml", strings.Replace(spec, "patches/img", "patches/other", 1))
+	r.Write("patches/img/0001-fix.diff", header("requeue", "upstream", up.fix)+up.moved)
+	r.Write("patches/other/0001-fix.diff", header("requeue", "upstream", missingID)+up.moved)
 
-	code, stdout, stderr := runPatchkit(t, "--root", r.root, "--cache-dir", r.cache, "verify", "-o", "json")
+	code, stdout, stderr := runPatchkit(t, "--root", r.Root, "--cache-dir", r.cache, "verify", "-o", "json")
 	if code != 1 {
 		t.Errorf("verify exit = %d, want 1\n%s%s", code, stdout, stderr)
 	}
@@ -304,13 +304,13 @@ func TestVerifyAllImages(t *testing.T) {
 		t.Errorf("results = %+v", all)
 	}
 
-	if code, _, stderr := runPatchkit(t, "--root", r.root, "--upstream-url", up.repo.URL(), "verify"); code != 2 || !strings.Contains(stderr, "--upstream-url needs exactly one IMAGE") {
+	if code, _, stderr := runPatchkit(t, "--root", r.Root, "--upstream-url", up.repo.URL(), "verify"); code != 2 || !strings.Contains(stderr, "--upstream-url needs exactly one IMAGE") {
 		t.Errorf("verify --upstream-url without IMAGE: exit %d, %s", code, stderr)
 	}
-	if code, _, stderr := runPatchkit(t, "--root", r.root, "--offline", "verify", "img", "--online"); code != 2 || !strings.Contains(stderr, "exclude each other") {
+	if code, _, stderr := runPatchkit(t, "--root", r.Root, "--offline", "verify", "img", "--online"); code != 2 || !strings.Contains(stderr, "exclude each other") {
 		t.Errorf("verify --online --offline: exit %d, %s", code, stderr)
 	}
-	if code, _, stderr := runPatchkit(t, "--root", r.root, "--cache-dir", r.cache, "verify", "nosuch"); code != 2 || !strings.Contains(stderr, "images/nosuch/patchkit.yaml") {
+	if code, _, stderr := runPatchkit(t, "--root", r.Root, "--cache-dir", r.cache, "verify", "nosuch"); code != 2 || !strings.Contains(stderr, "images/nosuch/patchkit.yaml") {
 		t.Errorf("verify of a missing image: exit %d, %s", code, stderr)
 	}
 }
@@ -375,9 +375,9 @@ func TestVerifyOnline(t *testing.T) {
 	t.Setenv("GITHUB_STEP_SUMMARY", summary)
 
 	r := newRepo(t, up, t.TempDir(), "")
-	r.write("patches/img/0001-fix.diff", header("fix", "upstream", up.fix)+up.moved)
-	r.write("patches/img/0002-missing.diff", header("missing", "upstream", sha404)+up.repo.Show(up.clean))
-	r.write("patches/img/0003-unprocessable.diff", header("unprocessable", "upstream", sha422)+up.repo.Show(up.later))
+	r.Write("patches/img/0001-fix.diff", header("fix", "upstream", up.fix)+up.moved)
+	r.Write("patches/img/0002-missing.diff", header("missing", "upstream", sha404)+up.repo.Show(up.clean))
+	r.Write("patches/img/0003-unprocessable.diff", header("unprocessable", "upstream", sha422)+up.repo.Show(up.later))
 	var outputs []string
 	for _, format := range []string{"json", "text", "markdown", "github"} {
 		code, stdout, stderr := r.run("verify", "img", "--online", "-o", format)
@@ -418,7 +418,7 @@ func TestVerifyOnline(t *testing.T) {
 	// A rate limit: the first answer is 429 with Retry-After, the retry
 	// gets the diff.
 	r2 := newRepo(t, up, t.TempDir(), "")
-	r2.write("patches/img/0001-fix.diff", "Subject: fix\nOrigin: upstream, "+up.fix+"\n\n"+up.moved)
+	r2.Write("patches/img/0001-fix.diff", "Subject: fix\nOrigin: upstream, "+up.fix+"\n\n"+up.moved)
 	fake.mu.Lock()
 	fake.requests = map[string]int{}
 	fake.mu.Unlock()
