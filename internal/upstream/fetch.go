@@ -70,9 +70,9 @@ func (c *Cache) refresh(ctx context.Context, req fetchReq) error {
 			return fmt.Errorf("writing %s: %w", marker, err)
 		}
 		// Another process may have fetched since this one last read the store.
-		s.st.Reindex()
+		s.reindexIfChanged()
 		err := c.fetchInto(ctx, s, req)
-		s.st.Reindex()
+		s.reindexIfChanged()
 		// A fetch that failed without being killed leaves a usable cache if
 		// the check passes; otherwise the marker stays and Open repairs it.
 		if err == nil || s.check() == nil {
@@ -200,26 +200,32 @@ func (c *Cache) fetchInto(ctx context.Context, s *store, req fetchReq) error {
 	if deepen {
 		specs = append(specs, keptSpecs(s, ar, want)...)
 	}
-	if len(specs) > 0 && (deepen || !upToDate(s, want)) {
+	stale := staleRefs(s, want)
+	if len(specs) > 0 && (deepen || len(stale) > 0) {
 		if req.depth > 0 && !partial {
 			if err := markPartial(s.path); err != nil {
 				return err
 			}
 		}
+		if !deepen && !req.narrow && len(stale) < len(want) && len(stale) <= maxExactSpecs {
+			// git fetch lists only the refs its specs name (protocol v2's
+			// ref prefixes): name just the stale ones, so that the one
+			// listing of every ref is the one above.
+			specs = exactSpecs(stale, want)
+		}
 		if err := c.gitFetch(ctx, s.path, specs, fetchDepth{depth: req.depth, unshallow: deepen && hasShallow(s)}); err != nil {
 			return err
 		}
-		if err := packRefs(ctx, s.path); err != nil {
+		if err := packRefsIfMany(ctx, s.path); err != nil {
 			return err
 		}
-		// git ignores a commit-graph in a shallow repository: a partial
-		// cache's fetch (a cold apply's) does not pay for one.
-		if !hasShallow(s) {
-			if err := writeCommitGraph(ctx, s.path); err != nil {
-				return err
-			}
+		// git fetch wrote the commit-graph (see gitFetch); a fetch into a
+		// cache that had none, or whose graph the integrity check removed,
+		// writes it whole.
+		if err := ensureCommitGraph(ctx, s); err != nil {
+			return err
 		}
-		s.st.Reindex()
+		s.reindexIfChanged()
 	}
 	if err := setHead(s, ar, headTarget); err != nil {
 		return err
@@ -389,19 +395,50 @@ func hasShallow(s *store) bool {
 	return err == nil && len(list) > 0
 }
 
-// upToDate reports whether every wanted ref already holds its hash, with the
-// object present.
-func upToDate(s *store, want map[plumbing.ReferenceName]plumbing.Hash) bool {
+// staleRefs are the wanted refs that the cache does not hold at their hash,
+// or whose object is missing, sorted. The cache's refs are read once
+// (packed-refs and the loose ones): reading them one by one rereads
+// packed-refs for each, an upstream's hundreds of tags squared.
+func staleRefs(s *store, want map[plumbing.ReferenceName]plumbing.Hash) []plumbing.ReferenceName {
+	have := map[plumbing.ReferenceName]plumbing.Hash{}
+	if refs, err := s.st.IterReferences(); err == nil {
+		refs.ForEach(func(r *plumbing.Reference) error {
+			if r.Type() == plumbing.HashReference {
+				have[r.Name()] = r.Hash()
+			}
+			return nil
+		})
+	}
+	var stale []plumbing.ReferenceName
 	for name, h := range want {
-		r, err := s.st.Reference(name)
-		if err != nil || r.Type() != plumbing.HashReference || r.Hash() != h {
-			return false
-		}
-		if s.st.HasEncodedObject(h) != nil {
-			return false
+		if cur, ok := have[name]; !ok || cur != h || s.has(h) != nil {
+			stale = append(stale, name)
 		}
 	}
-	return true
+	sort.Slice(stale, func(i, j int) bool { return stale[i] < stale[j] })
+	return stale
+}
+
+// maxExactSpecs is the most stale refs a fetch names one by one (see
+// exactSpecs); beyond it, a fetch names the wildcard and the branches, as a
+// first fetch does.
+const maxExactSpecs = 64
+
+// exactSpecs are refspecs for the stale refs alone: a tag or branch by its
+// name, a commit fetched by id by its id. git fetch then asks the upstream
+// (protocol v2) only for these names, instead of listing every tag a second
+// time after advertise did. A tag deleted upstream between the two listings
+// fails the fetch ("couldn't find remote ref"); the next run lists again.
+func exactSpecs(stale []plumbing.ReferenceName, want map[plumbing.ReferenceName]plumbing.Hash) []config.RefSpec {
+	specs := make([]config.RefSpec, 0, len(stale))
+	for _, name := range stale {
+		src := name.String()
+		if strings.HasPrefix(src, pinPrefix) {
+			src = want[name].String()
+		}
+		specs = append(specs, config.RefSpec("+"+src+":"+name.String()))
+	}
+	return specs
 }
 
 // updateShallow records the shallow boundary. go-git writes the shallow file

@@ -23,9 +23,15 @@ import (
 // the specs, no FETCH_HEAD, no automatic gc or maintenance, and a shallow
 // upstream's boundary is accepted into the cache's shallow file. d asks for
 // a depth, or for the rest of a partial cache's history.
+//
+// git fetch writes the commit-graph itself (fetch.writeCommitGraph): a new
+// layer of a split graph holding the commits it brought, merged into the
+// layers below when it grows past half their size (git's --split
+// defaults), so a fetch of one commit writes a graph of one commit. git
+// writes none in a shallow repository, where it would ignore it.
 func (c *Cache) gitFetch(ctx context.Context, dir string, specs []config.RefSpec, d fetchDepth) error {
 	args := []string{
-		"-c", "gc.auto=0", "-c", "core.logAllRefUpdates=false", "-c", "maintenance.auto=false", "-c", "fetch.writeCommitGraph=false", "-c", "fetch.unpackLimit=1",
+		"-c", "gc.auto=0", "-c", "core.logAllRefUpdates=false", "-c", "maintenance.auto=false", "-c", "fetch.writeCommitGraph=true", "-c", "fetch.unpackLimit=1",
 		"--git-dir", dir, "fetch", "--no-tags", "--no-write-fetch-head", "--update-shallow", "--quiet",
 	}
 	switch {
@@ -41,7 +47,7 @@ func (c *Cache) gitFetch(ctx context.Context, dir string, specs []config.RefSpec
 		args = append(args, s.String())
 	}
 	cmd := exec.Command("git", args...)
-	cmd.Env = append(fetchEnv(), authEnv...)
+	cmd.Env = append(append(fetchEnv(), authEnv...), traceEnv...)
 	var stderr tailBuffer
 	watch := &idleWatch{}
 	cmd.Stderr = io.MultiWriter(&stderr, watch)
@@ -69,31 +75,38 @@ func (c *Cache) gitFetch(ctx context.Context, dir string, specs []config.RefSpec
 // packRefs packs the refs of the bare repository at dir into packed-refs.
 // git fetch writes a loose file per ref, and an upstream's hundreds of tags
 // would otherwise cost every later run a file open per ref when it lists
-// them (every Open checks every ref). A killed pack-refs leaves
+// them (every Open checks every ref); packRefsIfMany calls it once the
+// loose refs are many. A killed pack-refs leaves
 // packed-refs.lock, which removeLeftovers clears.
 func packRefs(ctx context.Context, dir string) error {
 	return maintain(ctx, dir, "core.logAllRefUpdates=false", "pack-refs", "--all", "--prune")
 }
 
 // writeCommitGraph writes the commit-graph of the bare repository at dir:
-// every commit's parents, tree and generation in one file that git reads
-// instead of inflating and parsing each commit. The stages that walk
-// history with the git CLI (obsolete-check's git rev-list and git log over
-// every commit after the pin) spend about half their time there without it.
-// git keeps using it for the commits it lists after later fetches and parses
-// the others; git ignores it in a shallow repository. A killed write leaves
-// objects/info/commit-graph.lock, which removeLeftovers clears, and the
-// integrity check removes a graph whose checksum fails (checkCommitGraph).
+// every commit's parents, tree and generation, which git reads instead of
+// inflating and parsing each commit. The stages that walk history with the
+// git CLI (obsolete-check's git rev-list and git log over every commit after
+// the pin) spend about half their time there without it. It is a split
+// graph (objects/info/commit-graphs), the form git fetch then adds a layer
+// to (see gitFetch); git ignores it in a shallow repository. A killed write
+// leaves the chain's lock and a temporary layer, which removeLeftovers
+// clears, and the integrity check removes a graph with a damaged or missing
+// layer (checkCommitGraph).
 func writeCommitGraph(ctx context.Context, dir string) error {
-	return maintain(ctx, dir, "core.commitGraph=true", "commit-graph", "write", "--reachable", "--no-progress")
+	return maintain(ctx, dir, "core.commitGraph=true", "commit-graph", "write", "--reachable", "--split", "--no-progress")
 }
+
+// traceEnv is added to the environment of the git commands a fetch runs
+// (git fetch and the housekeeping after it). Tests set it to git's trace
+// variables to count the processes and the refs listed.
+var traceEnv []string
 
 // maintain runs the git housekeeping command args on the bare repository at
 // dir, with one config setting. Its error names the command and ends with
 // git's last words.
 func maintain(ctx context.Context, dir, config string, args ...string) error {
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", config, "--git-dir", dir}, args...)...)
-	cmd.Env = GitEnv()
+	cmd.Env = append(GitEnv(), traceEnv...)
 	var stderr tailBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {

@@ -19,7 +19,11 @@ func TestStaleGitLocks(t *testing.T) {
 	f := newFixture(t)
 	dir := t.TempDir()
 	c := open(t, dir, f.repo.URL())
-	for _, p := range []string{"refs/tags/v1.3.0.lock", "refs/heads/main.lock", "packed-refs.lock", "shallow.lock"} {
+	// A commit-graph write killed inside git fetch leaves the chain's lock
+	// (which would fail every later fetch) and a temporary layer.
+	stale := []string{"refs/tags/v1.3.0.lock", "refs/heads/main.lock", "packed-refs.lock", "shallow.lock",
+		"objects/info/commit-graphs/commit-graph-chain.lock", "objects/info/commit-graphs/tmp_graph_Xq1z9A"}
+	for _, p := range stale {
 		writeFile(t, filepath.Join(c.Path(), p), "")
 	}
 	f.repo.Write("README.md", "fourth\n")
@@ -41,6 +45,11 @@ func TestStaleGitLocks(t *testing.T) {
 		t.Errorf("Resolve(HEAD) = %s, want %s (main moved)", got, c4)
 	}
 	fsck(t, r)
+	for _, p := range stale {
+		if _, err := os.Lstat(filepath.Join(r.Path(), p)); !os.IsNotExist(err) {
+			t.Errorf("%s is left after the fetch (%v)", p, err)
+		}
+	}
 	if after, err := os.Stat(r.Path()); err != nil || !os.SameFile(before, after) {
 		t.Errorf("the cache was cloned afresh (%v): stale lock files should be removed, not repaired", err)
 	}
@@ -91,25 +100,28 @@ func TestCredentialsOut(t *testing.T) {
 	}
 }
 
-// TestFetchPacksRefs: a fetch leaves the cache's refs packed, not one loose
-// file per tag that every later run would open, and every tag resolves.
+// TestFetchPacksRefs: a fetch that writes many refs leaves them packed, not
+// one loose file per tag that every later run would open; a fetch that
+// writes a few leaves them loose (packing rewrites every ref), until they
+// are git's pack-refs --auto's threshold; every tag resolves.
 func TestFetchPacksRefs(t *testing.T) {
 	f := newFixture(t)
 	for i := range 30 {
 		f.repo.Git("tag", fmt.Sprintf("extra-%02d", i), f.c2)
 	}
 	c := open(t, t.TempDir(), f.repo.URL())
-	check := func() {
+	check := func(wantLoose ...string) {
 		t.Helper()
 		var loose []string
 		filepath.WalkDir(filepath.Join(c.Path(), "refs"), func(p string, d os.DirEntry, err error) error {
 			if err == nil && !d.IsDir() {
-				loose = append(loose, p)
+				rel, _ := filepath.Rel(c.Path(), p)
+				loose = append(loose, filepath.ToSlash(rel))
 			}
 			return nil
 		})
-		if len(loose) != 0 {
-			t.Errorf("loose refs after a fetch: %v", loose)
+		if strings.Join(loose, " ") != strings.Join(wantLoose, " ") {
+			t.Errorf("loose refs after a fetch: %v, want %v", loose, wantLoose)
 		}
 		want := f.repo.Git("for-each-ref", "--format=%(objectname) %(refname)", "refs/tags")
 		got, errOut, err := gittest.Run(c.Path(), nil, "for-each-ref", "--format=%(objectname) %(refname)", "refs/tags")
@@ -122,11 +134,43 @@ func TestFetchPacksRefs(t *testing.T) {
 	if err := c.Fetch(context.Background()); err != nil {
 		t.Fatalf("Fetch() = %v", err)
 	}
-	check()
+	check("refs/tags/extra-new")
 	if got := resolveOK(t, c, "extra-new"); got != f.c3 {
 		t.Errorf("Resolve(extra-new) = %s, want %s", got, f.c3)
 	}
+	// One short of git's threshold stays loose; the fetch that reaches it packs.
+	fi, err := os.Stat(filepath.Join(c.Path(), "packed-refs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	limit := packRefsLimit(fi.Size())
+	for i := range limit - 2 {
+		f.repo.Git("tag", fmt.Sprintf("more-%02d", i), f.c3)
+	}
+	if err := c.Fetch(context.Background()); err != nil {
+		t.Fatalf("Fetch() = %v", err)
+	}
+	if n := looseRefs(c.Path(), 1000); n != limit-1 {
+		t.Errorf("%d loose refs after a fetch of %d tags, want %d (below the threshold %d, left loose)", n, limit-2, limit-1, limit)
+	}
+	f.repo.Git("tag", "more-last", f.c3)
+	if err := c.Fetch(context.Background()); err != nil {
+		t.Fatalf("Fetch() = %v", err)
+	}
+	check()
+	if got := resolveOK(t, c, "more-last"); got != f.c3 {
+		t.Errorf("Resolve(more-last) = %s, want %s", got, f.c3)
+	}
 	fsck(t, c)
+}
+
+// TestPackRefsLimit is git's pack-refs --auto threshold (refs/files-backend.c).
+func TestPackRefsLimit(t *testing.T) {
+	for size, want := range map[int64]int{0: 16, 99: 16, 1 << 10: 16, 10 << 10: 30, 100 << 10: 50, 1 << 20: 65, 10 << 20: 80} {
+		if got := packRefsLimit(size); got != want {
+			t.Errorf("packRefsLimit(%d) = %d, want %d", size, got, want)
+		}
+	}
 }
 
 // TestTailBufferCleansSideband: what git's sideband leaves in its error

@@ -1,9 +1,7 @@
 package upstream
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha1"
 	"errors"
 	"fmt"
 	"os"
@@ -24,6 +22,9 @@ type store struct {
 	path string
 	st   *filesystem.Storage
 	repo *git.Repository
+	// packs lists the pack files when the store last (re)started indexing
+	// them (see reindexIfChanged).
+	packs string
 }
 
 func openStore(path string) (*store, error) {
@@ -42,7 +43,7 @@ func openStore(path string) (*store, error) {
 		st.Close()
 		return nil, err
 	}
-	return &store{path: path, st: st, repo: repo}, nil
+	return &store{path: path, st: st, repo: repo, packs: packNames(path)}, nil
 }
 
 func (s *store) close() error { return s.st.Close() }
@@ -196,26 +197,6 @@ func (c *Cache) inspect() (*store, error) {
 	return s, nil
 }
 
-// checkCommitGraph removes the commit-graph of the repository at repo when
-// its trailing checksum (SHA-1 of the rest, as git writes it) fails: git
-// does not check it when it reads the graph, and would take a damaged one's
-// parents for the history. The graph only speeds git up; without it git
-// reads the commits themselves, so removing it needs no fetch.
-func checkCommitGraph(repo string) {
-	p := filepath.Join(repo, "objects", "info", "commit-graph")
-	data, err := os.ReadFile(p)
-	if errors.Is(err, os.ErrNotExist) {
-		return
-	}
-	if err == nil && len(data) > sha1.Size {
-		sum := sha1.Sum(data[:len(data)-sha1.Size])
-		if bytes.Equal(sum[:], data[len(data)-sha1.Size:]) {
-			return
-		}
-	}
-	os.Remove(p)
-}
-
 // Repair replaces the cache with a fresh clone of the upstream, swapped in
 // atomically under the exclusive locks once no other process reads the
 // cache. Offline, it is a *CacheFaultError. An open Cache stays usable; every
@@ -320,7 +301,7 @@ func (c *Cache) removeLeftovers() {
 	removeMatching(c.Path(), "._packed-refs")
 	removeMatching(filepath.Join(c.Path(), "objects", "pack"), "tmp_pack_", "tmp_idx_", "tmp_obj_", "tmp_rev_", "packfile")
 	removeGitLocks(c.Path())
-	os.Remove(filepath.Join(c.Path(), "objects", "info", "commit-graph.lock"))
+	removeGraphLeftovers(c.Path())
 }
 
 // removeGitLocks removes the lock files a killed git fetch leaves (a ref's

@@ -1,0 +1,138 @@
+package upstream
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// fetchTrace is what git reported of one fetch: the git processes it ran
+// (their trace2 command names, children included, "upload-pack" for each
+// listing), the refs every upload-pack sent, and the refs git fetch read.
+type fetchTrace struct {
+	commands []string
+	served   int // ref lines the upstream sent, over every listing
+	fetched  []string
+}
+
+// traceFetches points git's trace variables at files in a temporary
+// directory, for the git commands a fetch runs (traceEnv) and for the
+// upload-pack go-git starts to list the refs (the process environment), and
+// returns a function that reads what was traced since the last call.
+func traceFetches(t *testing.T) func() fetchTrace {
+	dir := t.TempDir()
+	events, packets := filepath.Join(dir, "events"), filepath.Join(dir, "packets")
+	vars := []string{"GIT_TRACE2_EVENT=" + events, "GIT_TRACE_PACKET=" + packets}
+	traceEnv = vars
+	t.Cleanup(func() { traceEnv = nil })
+	for _, kv := range vars {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	refLine := regexp.MustCompile(`packet: +(upload-pack>|fetch<) [0-9a-f]{40} (refs/[^\s\x00]+)`)
+	return func() fetchTrace {
+		t.Helper()
+		var tr fetchTrace
+		ev, _ := os.ReadFile(events)
+		for _, line := range strings.Split(string(ev), "\n") {
+			var e struct{ Event, Name string }
+			if json.Unmarshal([]byte(line), &e) == nil && e.Event == "cmd_name" {
+				tr.commands = append(tr.commands, e.Name)
+			}
+		}
+		pk, _ := os.ReadFile(packets)
+		for _, m := range refLine.FindAllStringSubmatch(string(pk), -1) {
+			if strings.HasSuffix(m[2], "^{}") {
+				continue // a v0 listing's peeled line, of the ref before it
+			}
+			if m[1] == "fetch<" {
+				tr.fetched = append(tr.fetched, m[2])
+			} else {
+				tr.served++
+			}
+		}
+		sort.Strings(tr.commands)
+		sort.Strings(tr.fetched)
+		os.Remove(events)
+		os.Remove(packets)
+		return tr
+	}
+}
+
+func count(list []string, s string) int {
+	n := 0
+	for _, x := range list {
+		if x == s {
+			n++
+		}
+	}
+	return n
+}
+
+// TestFetchCostsWhatChanged counts, not times, what a fetch into a full
+// cache runs. With nothing new upstream: the one listing of the refs and no
+// transfer (no git fetch). With one new unrelated commit, tagged: the one
+// full listing, then one git fetch that asks the upstream only for the two
+// refs that changed (the tag and main), writes the commit-graph itself, a
+// layer of one commit on the others, and leaves the two new refs loose
+// instead of rewriting packed-refs: no pack-refs, no commit-graph process.
+func TestFetchCostsWhatChanged(t *testing.T) {
+	f := newFixture(t)
+	for i := range 40 {
+		f.repo.Git("tag", fmt.Sprintf("old-%02d", i), f.c2)
+	}
+	c := open(t, t.TempDir(), f.repo.URL())
+	upstreamRefs := func() int {
+		return len(strings.Fields(f.repo.Git("for-each-ref", "--format=%(refname)")))
+	}
+	traced := traceFetches(t)
+	ctx := context.Background()
+
+	if err := c.Fetch(ctx); err != nil {
+		t.Fatalf("Fetch() = %v", err)
+	}
+	tr := traced()
+	if strings.Join(tr.commands, " ") != "upload-pack" || tr.served != upstreamRefs() {
+		t.Errorf("a fetch of nothing new ran %q and listed %d refs; want one upload-pack (the listing) listing the upstream's %d refs, and no transfer",
+			tr.commands, tr.served, upstreamRefs())
+	}
+
+	f.repo.Write("unrelated.txt", "unrelated\n")
+	f.repo.Release("unrelated", "v1.3.0")
+	if err := c.Fetch(ctx); err != nil {
+		t.Fatalf("Fetch() = %v", err)
+	}
+	tr = traced()
+	if n := count(tr.commands, "fetch"); n != 1 {
+		t.Errorf("git fetch ran %d times, want 1 (commands: %q)", n, tr.commands)
+	}
+	if count(tr.commands, "upload-pack") != 2 || count(tr.commands, "pack-refs") != 0 || count(tr.commands, "commit-graph") != 0 {
+		t.Errorf("a fetch of one commit ran %q; want two upload-packs (the listing, git fetch's), no pack-refs, no commit-graph", tr.commands)
+	}
+	if got := strings.Join(tr.fetched, " "); got != "refs/heads/main refs/tags/v1.3.0" {
+		t.Errorf("git fetch read the refs %q from the upstream, want only the two that changed", got)
+	}
+	if want := upstreamRefs() + 2; tr.served != want {
+		t.Errorf("the upstream sent %d ref lines, want %d: every ref once, the two changed twice", tr.served, want)
+	}
+	layers := chainLayers(t, c.Path())
+	if len(layers) < 2 {
+		t.Fatalf("commit-graph layers %v, want a new one on the first", layers)
+	}
+	if n := graphCommits(t, filepath.Join(graphDir(c.Path()), "graph-"+layers[len(layers)-1]+".graph")); n != 1 {
+		t.Errorf("the new commit-graph layer holds %d commits, want 1", n)
+	}
+	if n := looseRefs(c.Path(), 100); n != 2 {
+		t.Errorf("%d loose refs, want the 2 the fetch wrote", n)
+	}
+	if got := resolveOK(t, c, "v1.3.0"); got != f.repo.Head() {
+		t.Errorf("Resolve(v1.3.0) = %s, want %s", got, f.repo.Head())
+	}
+	fsck(t, c)
+}
