@@ -41,6 +41,7 @@ func Peek(ctx context.Context, env Env, name string) (im *Image, ok bool, err er
 	untrusted.AddURL(url)
 	cache, err := upstream.Open(ctx, env.CacheDir, url,
 		upstream.WithProgress(env.Progress),
+		upstream.WithOffline(env.Offline),
 		upstream.WithShallow(true),
 		upstream.WithTimeouts(min(env.FetchTimeout, upstream.DefaultConnectTimeout), env.FetchTimeout))
 	if err != nil {
