@@ -68,3 +68,51 @@ func TestDiscoveryWalksOnce(t *testing.T) {
 		t.Error("Discovery.Find(nosuch) found a unit")
 	}
 }
+
+// TestDiscoveryChartFilesSameWalk: a Discovery's chart spec files come from
+// the walk that finds its image units (one walk for both), and are what a
+// walk for them alone finds: nested repositories' chart files included,
+// their image units not, SkipDirs skipped.
+func TestDiscoveryChartFilesSameWalk(t *testing.T) {
+	root := t.TempDir()
+	write := func(rel, content string) {
+		t.Helper()
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	spec := "upstream:\n  url: https://example.com/up.git\n  ref: v1.0.0\npatches: ./patches\n"
+	write("packages/a/images/a/"+FileName, spec)
+	write("packages/a/"+ChartFileName, "charts: []\n")
+	write("packages/b/"+ChartFileName, "charts: []\n")
+	write(ChartFileName, "charts: []\n")
+	write("vendor/c/"+ChartFileName, "charts: []\n")
+	write("nested/"+RepoFileName, "")
+	write("nested/images/n/"+FileName, spec)
+	write("nested/pkg/"+ChartFileName, "charts: []\n")
+
+	before := walks.Load()
+	d := NewDiscovery(root)
+	charts, err := d.ChartFiles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	units, err := d.Units()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := walks.Load() - before; n != 1 {
+		t.Errorf("ChartFiles and Units walked %d times, want 1", n)
+	}
+	wantCharts := []string{"nested/pkg/" + ChartFileName, "packages/a/" + ChartFileName, "packages/b/" + ChartFileName, ChartFileName}
+	if !reflect.DeepEqual(charts, wantCharts) {
+		t.Errorf("ChartFiles() = %v, want %v", charts, wantCharts)
+	}
+	if want := []Unit{{Name: "a", Dir: "packages/a/images/a"}}; !reflect.DeepEqual(units, want) {
+		t.Errorf("Units() = %v, want %v", units, want)
+	}
+}

@@ -32,12 +32,39 @@ func (u Unit) File() string { return path.Join(u.Dir, FileName) }
 // nested repositories: a directory below root holding its own
 // RepoFileName is another repository's root, like a nested Go module.
 func Discover(root string) ([]Unit, error) {
+	w := walk(root)
+	return w.units, w.err
+}
+
+// ChartFileName is the spec file of a directory's chart units
+// (chart.FileName). The walk that finds the image units finds these too,
+// so that a run over both walks the tree once.
+const ChartFileName = "patchkit-charts.yaml"
+
+// walked is what one walk of a tree found.
+type walked struct {
+	units []Unit
+	err   error // why the units could not be found
+	// charts are the ChartFileName files under the root (slash-separated,
+	// relative to it, sorted), nested repositories included; chartsErr is
+	// the first directory the walk could not read, which the chart units
+	// do not skip.
+	charts    []string
+	chartsErr error
+}
+
+// walk walks root once for image units (see Discover) and chart spec
+// files.
+func walk(root string) (w walked) {
 	walks.Add(1)
-	var units []Unit
+	nested := "" // the nested repository the walk is in: its units are not ours
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == root {
 				return err
+			}
+			if w.chartsErr == nil {
+				w.chartsErr = err
 			}
 			return nil // an unreadable directory holds no unit we can load
 		}
@@ -45,14 +72,22 @@ func Discover(root string) ([]Unit, error) {
 			if p != root && contains(SkipDirs, d.Name()) {
 				return filepath.SkipDir
 			}
-			if p != root {
+			if nested != "" && !strings.HasPrefix(p, nested+string(filepath.Separator)) {
+				nested = ""
+			}
+			if p != root && nested == "" {
 				if _, err := os.Lstat(filepath.Join(p, RepoFileName)); err == nil {
-					return filepath.SkipDir
+					nested = p
 				}
 			}
 			return nil
 		}
-		if d.Name() != FileName || !d.Type().IsRegular() {
+		if d.Name() == ChartFileName {
+			rel, _ := filepath.Rel(root, p)
+			w.charts = append(w.charts, filepath.ToSlash(rel))
+			return nil
+		}
+		if nested != "" || d.Name() != FileName || !d.Type().IsRegular() {
 			return nil
 		}
 		rel, err := filepath.Rel(root, filepath.Dir(p))
@@ -60,14 +95,15 @@ func Discover(root string) ([]Unit, error) {
 			return nil // a spec at the root is no unit: it has no name
 		}
 		rel = filepath.ToSlash(rel)
-		units = append(units, Unit{Name: path.Base(rel), Dir: rel})
+		w.units = append(w.units, Unit{Name: path.Base(rel), Dir: rel})
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("finding image units: %w", err)
+		return walked{err: fmt.Errorf("finding image units: %w", err), chartsErr: err}
 	}
-	sort.Slice(units, func(i, j int) bool { return units[i].Dir < units[j].Dir })
-	return units, nil
+	sort.Slice(w.units, func(i, j int) bool { return w.units[i].Dir < w.units[j].Dir })
+	sort.Strings(w.charts)
+	return w
 }
 
 // Find resolves an IMAGE argument: a unit's directory relative to the root
