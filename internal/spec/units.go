@@ -3,7 +3,6 @@ package spec
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -54,56 +53,64 @@ type walked struct {
 }
 
 // walk walks root once for image units (see Discover) and chart spec
-// files.
+// files: it reads each directory once (a nested repository is known from
+// its directory's listing, with no further system call) and visits the
+// entries in lexical order, as filepath.WalkDir does.
 func walk(root string) (w walked) {
 	walks.Add(1)
-	nested := "" // the nested repository the walk is in: its units are not ours
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == root {
-				return err
-			}
-			if w.chartsErr == nil {
-				w.chartsErr = err
-			}
-			return nil // an unreadable directory holds no unit we can load
-		}
-		if d.IsDir() {
-			if p != root && contains(SkipDirs, d.Name()) {
-				return filepath.SkipDir
-			}
-			if nested != "" && !strings.HasPrefix(p, nested+string(filepath.Separator)) {
-				nested = ""
-			}
-			if p != root && nested == "" {
-				if _, err := os.Lstat(filepath.Join(p, RepoFileName)); err == nil {
-					nested = p
-				}
-			}
-			return nil
-		}
-		if d.Name() == ChartFileName {
-			rel, _ := filepath.Rel(root, p)
-			w.charts = append(w.charts, filepath.ToSlash(rel))
-			return nil
-		}
-		if nested != "" || d.Name() != FileName || !d.Type().IsRegular() {
-			return nil
-		}
-		rel, err := filepath.Rel(root, filepath.Dir(p))
-		if err != nil || rel == "." {
-			return nil // a spec at the root is no unit: it has no name
-		}
-		rel = filepath.ToSlash(rel)
-		w.units = append(w.units, Unit{Name: path.Base(rel), Dir: rel})
-		return nil
-	})
+	fi, err := os.Lstat(root)
 	if err != nil {
+		return walked{err: fmt.Errorf("finding image units: %w", err), chartsErr: err}
+	}
+	if !fi.IsDir() {
+		return w // as filepath.WalkDir: a root that is no directory (a symlink too) holds nothing
+	}
+	if err := w.dir(root, "", false); err != nil {
 		return walked{err: fmt.Errorf("finding image units: %w", err), chartsErr: err}
 	}
 	sort.Slice(w.units, func(i, j int) bool { return w.units[i].Dir < w.units[j].Dir })
 	sort.Strings(w.charts)
 	return w
+}
+
+// dir walks the directory p (rel below the root, "" for the root itself);
+// nested says p is inside a nested repository, whose image units are not
+// the root's. Only the root's own listing failing is an error; another
+// directory that cannot be read holds no unit (and fails the chart units,
+// chartsErr).
+func (w *walked) dir(p, rel string, nested bool) error {
+	entries, err := os.ReadDir(p)
+	if err != nil {
+		if rel == "" {
+			return err
+		}
+		if w.chartsErr == nil {
+			w.chartsErr = err
+		}
+	}
+	if rel != "" && !nested {
+		for _, e := range entries {
+			nested = nested || e.Name() == RepoFileName
+		}
+	}
+	for _, e := range entries {
+		name := e.Name()
+		sub := path.Join(rel, name)
+		switch {
+		case e.IsDir():
+			if contains(SkipDirs, name) {
+				continue
+			}
+			if err := w.dir(filepath.Join(p, name), sub, nested); err != nil {
+				return err
+			}
+		case name == ChartFileName:
+			w.charts = append(w.charts, sub)
+		case name == FileName && rel != "" && !nested && e.Type().IsRegular():
+			w.units = append(w.units, Unit{Name: path.Base(rel), Dir: rel})
+		}
+	}
+	return nil
 }
 
 // Find resolves an IMAGE argument: a unit's directory relative to the root
