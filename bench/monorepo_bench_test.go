@@ -59,15 +59,15 @@ func (u *monoUnit) scanned() []string {
 //   - none: the pin is the newest release, nothing to scan (a third of
 //     cozystack's adopted units were).
 //
-// With -short (make bench-check) the upstreams are smaller: 12 releases,
-// 2 commits between them.
+// With -short (make bench-check) the upstreams are smaller: 10 releases,
+// 2 commits between them, the pin at the fourth.
 func monoUnits() []*monoUnit {
 	short := testing.Short()
 	shape := func(tags, files, commits int, land map[int]int) obsShape {
 		if short {
-			tags, commits = 12, 2
+			tags, commits = 10, 2
 			for p, t := range land {
-				land[p] = 5 + t%5
+				land[p] = 4 + t%3
 			}
 		}
 		return obsShape{tags: tags, files: files, commitsPerTag: commits, extraTagsPerTag: 2, land: land}
@@ -278,9 +278,10 @@ const monoRSSLimit = memLimitMiB << 10
 //   - warm-online: obsolete-check online with nothing new (it lists the 12
 //     upstreams and fetches nothing), beside git fetch --tags per clone
 //     (naive-fetch; the loop's warm-online is naive-fetch plus naive-warm);
-//   - apply-check: apply --check of every unit, online on the warm cache,
-//     beside checkout of the pin plus git apply --check of the series per
-//     clone.
+//   - apply-check: apply --check --offline of every unit on the warm cache
+//     (after an untimed online one, which fetches the pins of the units
+//     with nothing to scan), beside checkout of the pin plus git apply
+//     --check of the series per clone; both must pass.
 //
 // After each obsolete-check the verdicts must agree with the loop's
 // (compareVerdicts), and patchkit's peak memory must stay within
@@ -326,8 +327,14 @@ func BenchmarkMonorepo(b *testing.B) {
 			}
 		})
 
+		// apply --check online once, untimed: the units with nothing to
+		// scan have fetched nothing yet (not even their pin)
+		b.StopTimer()
+		var untimed monoTally
+		untimed.run(b, "", patchkitBin, "--root", root, "--cache-dir", cache, "apply", "--check")
+		b.StartTimer()
 		timed("apply-check", func(t *monoTally) {
-			t.run(b, "", patchkitBin, "--root", root, "--cache-dir", cache, "apply", "--check")
+			t.run(b, "", patchkitBin, "--root", root, "--cache-dir", cache, "--offline", "apply", "--check")
 		})
 		timed("naive-apply-check", func(t *monoTally) {
 			for _, u := range units {
