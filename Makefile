@@ -69,9 +69,10 @@ bench:
 	$(GO) test -run='^$$' -bench='$(BENCH)' -benchtime=$(BENCHTIME) -count=$(BENCHCOUNT) -benchmem ./bench/...
 
 ## bench-check: the benchmarks' memory bounds (100 MiB cold, 200 MiB on a
-## kube-sized unit, 3x a large patch) and their verdict agreement with the
-## git CLI, once each on -short inputs; nothing timed (make test runs it).
-BENCHCHECK ?= ^(BenchmarkColdApplyCheck|BenchmarkApplyBigPatch|BenchmarkObsoleteKubeOVN|BenchmarkObsoleteWarm|BenchmarkMemoryKubeOVN)$$
+## kube-sized unit and over a 12-unit monorepo, 3x a large patch) and their
+## verdict agreement with the git CLI, once each on -short inputs; nothing
+## timed (make test runs it).
+BENCHCHECK ?= ^(BenchmarkColdApplyCheck|BenchmarkApplyBigPatch|BenchmarkObsoleteKubeOVN|BenchmarkObsoleteWarm|BenchmarkMemoryKubeOVN|BenchmarkMonorepo)$$
 bench-check: deps
 	$(GO) test -short -count=1 -run='^$$' -bench='$(BENCHCHECK)' -benchtime=1x ./bench/...
 

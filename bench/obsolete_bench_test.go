@@ -73,6 +73,17 @@ func patchRepl(i int) map[int]string {
 // diff, and returns the upstream dir, the repo root and the tag names.
 func setupObsolete(b *testing.B, sh obsShape) (string, string, []string) {
 	b.Helper()
+	up, tags := obsUpstream(b, sh)
+	root := b.TempDir()
+	writeSpec(b, root, "obs", "file://"+up, tags[0], "v1.*")
+	writeObsPatches(b, up, tags[0], filepath.Join(root, "patches", "obs"), obsPatches)
+	return up, root, tags
+}
+
+// obsUpstream builds an upstream of shape sh with fast-import and returns
+// its dir and its release tags, oldest first.
+func obsUpstream(b *testing.B, sh obsShape) (string, []string) {
+	b.Helper()
 	var stream bytes.Buffer
 	state := make([]map[int]string, sh.files)
 	for f := range state {
@@ -132,17 +143,19 @@ func setupObsolete(b *testing.B, sh obsShape) (string, string, []string) {
 		mark++
 		commitStream(&stream, mark, mark-1, tags[t], render(), int64(1700000000+t*3600))
 	}
-	up := fastImport(b, stream.Bytes())
+	return fastImport(b, stream.Bytes()), tags
+}
 
-	root := b.TempDir()
-	writeSpec(b, root, "obs", "file://"+up, tags[0], "v1.*")
-	pdir := filepath.Join(root, "patches", "obs")
+// writeObsPatches writes into pdir the series of n patches (patch i makes
+// patchRepl(i) in file i), each a git diff against up's tag pin.
+func writeObsPatches(b *testing.B, up, pin, pdir string, n int) {
+	b.Helper()
 	os.MkdirAll(pdir, 0o755)
 	wt := b.TempDir()
-	if out, err := exec.Command("git", "-c", "advice.detachedHead=false", "clone", "-q", "--branch", tags[0], up, wt).CombinedOutput(); err != nil {
+	if out, err := exec.Command("git", "-c", "advice.detachedHead=false", "clone", "-q", "--branch", pin, up, wt).CombinedOutput(); err != nil {
 		b.Fatalf("clone: %v %s", err, out)
 	}
-	for i := 0; i < obsPatches; i++ {
+	for i := 0; i < n; i++ {
 		os.WriteFile(filepath.Join(wt, obsPath(i)), []byte(obsFile(i, patchRepl(i))), 0o644)
 		cmd := exec.Command("git", "diff")
 		cmd.Dir = wt
@@ -153,7 +166,6 @@ func setupObsolete(b *testing.B, sh obsShape) (string, string, []string) {
 		os.WriteFile(filepath.Join(pdir, fmt.Sprintf("%04d-fix-%d.diff", i+1, i)), append([]byte(fmt.Sprintf("Subject: fix %d\nOrigin: vendor\nForwarded: no\n\n", i)), diff...), 0o644)
 		exec.Command("git", "-C", wt, "checkout", "-q", ".").Run()
 	}
-	return up, root, tags
 }
 
 // obsPath is generated file f's path: 25 files a directory.

@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -19,7 +17,7 @@ import (
 )
 
 // FileName is the spec file of the chart units of one directory (a package).
-const FileName = "patchkit-charts.yaml"
+const FileName = spec.ChartFileName
 
 // Upstream kinds.
 const (
@@ -159,33 +157,20 @@ func strictNode(n *yaml.Node, v any) error {
 	return dec.Decode(v)
 }
 
-// Discover returns the chart spec files under root, sorted.
+// Discover returns the chart spec files under root, sorted (the walk of
+// spec.Discovery.ChartFiles).
 func Discover(root string) ([]string, error) {
-	var out []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			switch d.Name() {
-			case ".git", "_output", "vendor", "node_modules":
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if d.Name() == FileName {
-			rel, _ := filepath.Rel(root, p)
-			out = append(out, filepath.ToSlash(rel))
-		}
-		return nil
-	})
-	sort.Strings(out)
-	return out, err
+	return spec.NewDiscovery(root).ChartFiles()
 }
 
 // LoadAll loads every chart unit under root.
 func LoadAll(root string) ([]*Unit, error) {
-	files, err := Discover(root)
+	return loadAll(root, spec.NewDiscovery(root))
+}
+
+// loadAll loads every chart unit d finds under root.
+func loadAll(root string, d *spec.Discovery) ([]*Unit, error) {
+	files, err := d.ChartFiles()
 	if err != nil {
 		return nil, err
 	}
@@ -206,13 +191,18 @@ func Find(root, arg string) (*Unit, error) {
 	if err != nil {
 		return nil, err
 	}
+	return findIn(units, arg), nil
+}
+
+// findIn is the unit of units whose directory arg names, or nil.
+func findIn(units []*Unit, arg string) *Unit {
 	clean := path.Clean(strings.TrimPrefix(filepath.ToSlash(arg), "./"))
 	for _, u := range units {
 		if u.Dir == clean {
-			return u, nil
+			return u
 		}
 	}
-	return nil, nil
+	return nil
 }
 
 // Load reads and validates the spec file rel (relative to root).
@@ -586,20 +576,17 @@ func chartYAMLPath(root, dir string) string {
 
 // SplitArgs splits a command's IMAGE arguments into the chart units they
 // name (by vendored directory) and the rest; with no argument, every chart
-// unit and no rest.
-func SplitArgs(root string, args []string) ([]*Unit, []string, error) {
-	if len(args) == 0 {
-		units, err := LoadAll(root)
-		return units, nil, err
+// unit and no rest. The chart units come from d's one walk of the tree,
+// which also finds the image units.
+func SplitArgs(d *spec.Discovery, args []string) ([]*Unit, []string, error) {
+	all, err := loadAll(d.Root(), d)
+	if err != nil || len(args) == 0 {
+		return all, nil, err
 	}
 	var units []*Unit
 	var rest []string
 	for _, a := range args {
-		u, err := Find(root, a)
-		if err != nil {
-			return nil, nil, err
-		}
-		if u != nil {
+		if u := findIn(all, a); u != nil {
 			units = append(units, u)
 			continue
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/patchkit/patchkit/internal/diag"
 	"github.com/patchkit/patchkit/internal/gittest"
+	"github.com/patchkit/patchkit/internal/spec"
 )
 
 // TestParseBadInputs: a chart spec is decoded strictly; each mistake is
@@ -49,5 +50,41 @@ func TestParseBadInputs(t *testing.T) {
 				t.Fatalf("Parse = %v, want bad input naming the file, line and %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestSplitArgsSharesTheWalk: SplitArgs takes the chart units from the
+// Discovery's walk, which also finds the image units: a unit added to the
+// tree after SplitArgs is not among the Discovery's units (no second walk),
+// and each chart argument is matched without walking again.
+func TestSplitArgsSharesTheWalk(t *testing.T) {
+	root := t.TempDir()
+	const chartSpec = "charts:\n  - dir: ./charts/x\n    upstream: {helm: https://example.com/charts, chart: x}\n    version: {makefile-var: CHART_VERSION, makefile: ./Makefile}\n    series: {tool: patch, args: -p1, patches: [./patches/a.diff]}\n"
+	const unitSpec = "upstream:\n  url: https://example.com/up.git\n  ref: v1.0.0\npatches: ./patches\n"
+	gittest.WriteFiles(t, root, map[string]string{
+		"pkg/Makefile":               "CHART_VERSION = 1.2.3\n",
+		"pkg/patches/a.diff":         "",
+		"pkg/charts/x/Chart.yaml":    "name: x\nversion: 1.0.0\n",
+		"pkg/" + FileName:            chartSpec,
+		"pkg/images/a/patchkit.yaml": unitSpec,
+	})
+	d := spec.NewDiscovery(root)
+	charts, rest, err := SplitArgs(d, []string{"pkg/charts/x", "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(charts) != 1 || charts[0].Dir != "pkg/charts/x" || len(rest) != 1 || rest[0] != "a" {
+		t.Fatalf("SplitArgs = %v, %v, want the chart pkg/charts/x and the rest [a]", charts, rest)
+	}
+	gittest.WriteFiles(t, root, map[string]string{"pkg/images/b/patchkit.yaml": unitSpec})
+	units, err := d.Units()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(units) != 1 || units[0].Dir != "pkg/images/a" {
+		t.Errorf("Discovery.Units() = %v, want only pkg/images/a (the walk SplitArgs made)", units)
+	}
+	if all, err := spec.Discover(root); err != nil || len(all) != 2 {
+		t.Errorf("Discover() = %v, %v: the unit added is missing, so the check above proves nothing", all, err)
 	}
 }

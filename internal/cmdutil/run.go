@@ -23,7 +23,7 @@ func (f *Factory) Runner(env pipeline.Env) pipeline.Runner {
 // without arguments, every chart unit and every image unit of d.
 // --upstream-url needs exactly one IMAGE (Factory.ImagesIn).
 func (f *Factory) Select(d *spec.Discovery, args []string) ([]*chart.Unit, []string, error) {
-	charts, imageArgs, err := chart.SplitArgs(d.Root(), args)
+	charts, imageArgs, err := chart.SplitArgs(d, args)
 	if err != nil {
 		return nil, nil, err
 	}

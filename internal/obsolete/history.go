@@ -67,6 +67,7 @@ type gitRunner struct {
 	gitDir string
 	cache  *upstream.Cache // gitDir's cache: git's complaints of damage become its faults
 	work   *historyWork    // counts the history questions' work; nil: not counted
+	ident  *gitIdent       // bin's identity, found once for every copy; nil: found per memo key
 }
 
 // run runs git with args through the cache's one runner (upstream's

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -72,18 +73,14 @@ func (g gitRunner) memoKey(stdin []byte, args []string) (string, bool) {
 	if g.cache == nil {
 		return "", false
 	}
-	bin, err := exec.LookPath(g.bin)
-	if err != nil {
-		return "", false
-	}
-	fi, err := os.Stat(bin)
-	if err != nil {
+	id, ok := g.gitIdentity()
+	if !ok {
 		return "", false
 	}
 	h := sha256.New()
 	field := func(s string) { fmt.Fprintf(h, "%d:%s\n", len(s), s) }
 	field(memoFormat)
-	field(fmt.Sprintf("%s %d %d", bin, fi.Size(), fi.ModTime().UnixNano()))
+	field(id)
 	for _, name := range []string{"shallow", filepath.Join("info", "grafts")} {
 		b, err := os.ReadFile(filepath.Join(g.gitDir, name))
 		if err != nil && !os.IsNotExist(err) {
@@ -95,6 +92,36 @@ func (g gitRunner) memoKey(stdin []byte, args []string) (string, bool) {
 	field(strings.Join(args, "\x00"))
 	field(string(stdin))
 	return hex.EncodeToString(h.Sum(nil)), true
+}
+
+// gitIdentity names the git executable g runs: its path, size and
+// modification time; ok is false when it cannot be found. A Check asks once
+// (g.ident), not once per memo key: finding it searches $PATH.
+func (g gitRunner) gitIdentity() (string, bool) {
+	if g.ident == nil {
+		return findGit(g.bin)
+	}
+	g.ident.once.Do(func() { g.ident.id, g.ident.ok = findGit(g.bin) })
+	return g.ident.id, g.ident.ok
+}
+
+// gitIdent is a gitRunner's git executable's identity, found once.
+type gitIdent struct {
+	once sync.Once
+	id   string
+	ok   bool
+}
+
+func findGit(name string) (string, bool) {
+	bin, err := exec.LookPath(name)
+	if err != nil {
+		return "", false
+	}
+	fi, err := os.Stat(bin)
+	if err != nil {
+		return "", false
+	}
+	return fmt.Sprintf("%s %d %d", bin, fi.Size(), fi.ModTime().UnixNano()), true
 }
 
 // readMemo returns an entry's payload when its checksum holds.

@@ -271,7 +271,7 @@ func Check(ctx context.Context, in Input, opts ...Option) (*Report, error) {
 	if in.PinCommit == "" {
 		return nil, errors.New("obsolete.Check: PinCommit is required")
 	}
-	g := gitRunner{bin: o.git, gitDir: in.Cache.Path(), cache: in.Cache, work: o.work}
+	g := gitRunner{bin: o.git, gitDir: in.Cache.Path(), cache: in.Cache, work: o.work, ident: new(gitIdent)}
 	refs, skipped, h, err := selectRefs(ctx, g, in)
 	if err != nil {
 		return nil, err

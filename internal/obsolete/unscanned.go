@@ -14,22 +14,27 @@ import (
 // matching upstream.releases is a semantic version not newer than the pin.
 // Check would then scan no ref and skip each of those tags as not newer
 // than the pin; it needs no history, so a caller that has only the pin
-// (a partial cache, upstream.WithShallow) need not fetch any. Otherwise, or
-// offline, it returns false: only the history says which tags are newer.
+// (a partial cache, upstream.WithShallow) need not fetch any. Otherwise it
+// returns false: only the history says which tags are newer.
+//
+// Offline, the tags are those the last online listing of this cache
+// returned (the listing memo, see listedTags): the cache as it was when it
+// was last refreshed, as for every offline answer. With no listing recorded
+// it returns false.
 //
 // An empty in.PinCommit is the pin tag's commit as the upstream lists it.
 // A matching tag that does not point at a commit is among Check's skipped
 // tags here (a name cannot tell), and not in Check's own report.
 func Unscanned(ctx context.Context, in Input) (*Report, bool, error) {
 	up := in.Spec.Upstream
-	if len(in.Refs) > 0 || len(up.Branches) > 0 || in.Cache.Offline() {
+	if len(in.Refs) > 0 || len(up.Branches) > 0 {
 		return nil, false, nil
 	}
 	if _, ok := upstream.CompareVersions(up.Ref, up.Ref); !ok {
 		return nil, false, nil
 	}
-	tags, err := in.Cache.RemoteTags(ctx)
-	if err != nil {
+	tags, ok, err := listedTags(ctx, in.Cache)
+	if err != nil || !ok {
 		return nil, false, err
 	}
 	pinTag, pinCommit := false, ""

@@ -14,8 +14,9 @@ import (
 // answer from the upstream's listing alone (obsolete-check's units with
 // nothing to scan). ok is false, with no error, when the unit is not such a
 // candidate: bad input (Prepare reports it the same way later), branches
-// to follow, a pin that is not a version, or a reference patch (its diff
-// comes from history). The Image has no Ref and no Commit: nothing is
+// to follow, a pin that is not a version, a reference patch (its diff
+// comes from history), or a cache that holds the history already
+// (upstream.Complete: it is not opened). The Image has no Ref and no Commit: nothing is
 // resolved. The caller closes it.
 func Peek(ctx context.Context, env Env, name string) (im *Image, ok bool, err error) {
 	s, err := env.load(name)
@@ -24,6 +25,13 @@ func Peek(ctx context.Context, env Env, name string) (im *Image, ok bool, err er
 	}
 	if _, semver := upstream.CompareVersions(s.Upstream.Ref, s.Upstream.Ref); !semver {
 		return nil, false, nil
+	}
+	url := s.Upstream.URL
+	if env.UpstreamURL != "" {
+		url = env.UpstreamURL
+	}
+	if upstream.Complete(env.CacheDir, url) {
+		return nil, false, nil // a cache with the history answers from it (Prepare)
 	}
 	patches, err := series.Load(filepath.Join(env.Root, filepath.FromSlash(s.Patches)), s.Patches, SeriesOptions(s)...)
 	if err != nil {
@@ -34,13 +42,10 @@ func Peek(ctx context.Context, env Env, name string) (im *Image, ok bool, err er
 			return nil, false, nil
 		}
 	}
-	url := s.Upstream.URL
-	if env.UpstreamURL != "" {
-		url = env.UpstreamURL
-	}
 	untrusted.AddURL(url)
 	cache, err := upstream.Open(ctx, env.CacheDir, url,
 		upstream.WithProgress(env.Progress),
+		upstream.WithOffline(env.Offline),
 		upstream.WithShallow(true),
 		upstream.WithTimeouts(min(env.FetchTimeout, upstream.DefaultConnectTimeout), env.FetchTimeout))
 	if err != nil {

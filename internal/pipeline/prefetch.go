@@ -159,3 +159,12 @@ func (env Env) load(name string) (*spec.Spec, error) {
 	}
 	return spec.Load(env.Root, name)
 }
+
+// find finds the unit name (spec.Find) from the run's one tree walk when it
+// walked this root, from the tree otherwise.
+func (env Env) find(name string) (spec.Unit, error) {
+	if env.Units != nil && env.Units.Root() == env.Root {
+		return env.Units.Find(name)
+	}
+	return spec.Find(env.Root, name)
+}

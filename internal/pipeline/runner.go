@@ -102,7 +102,7 @@ func Each[R any](ctx context.Context, r Runner, names []string, work func(ctx co
 				r.Failed(name, err)
 			}
 			u := Unit[R]{Name: name, Err: err}
-			if found, ferr := spec.Find(r.Env.Root, name); ferr == nil {
+			if found, ferr := r.Env.find(name); ferr == nil {
 				u.Dir = found.Dir
 			}
 			out = append(out, u)

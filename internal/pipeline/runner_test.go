@@ -11,6 +11,7 @@ import (
 
 	"github.com/patchkit/patchkit/internal/diag"
 	"github.com/patchkit/patchkit/internal/gittest"
+	"github.com/patchkit/patchkit/internal/spec"
 )
 
 // unitRoot makes a repository root with one image unit "img" on a test
@@ -86,6 +87,28 @@ func TestEachFailedUnitNamesItsDirectory(t *testing.T) {
 	}
 	if units[0].Dir != "images/img" || units[0].File() != "images/img/patchkit.yaml" {
 		t.Errorf("dir %q file %q, want images/img and its patchkit.yaml", units[0].Dir, units[0].File())
+	}
+}
+
+// TestEachFailedUnitFromTheRunsWalk: a failed unit's directory comes from
+// the run's one tree walk (Env.Units), not from a walk of its own: a unit
+// of the same name added after the walk, which a new walk would find and
+// call ambiguous, does not change it.
+func TestEachFailedUnitFromTheRunsWalk(t *testing.T) {
+	env := unitRoot(t, true)
+	env.Units = spec.NewDiscovery(env.Root)
+	if _, err := env.Units.Units(); err != nil {
+		t.Fatal(err)
+	}
+	gittest.WriteFiles(t, env.Root, map[string]string{"other/img/patchkit.yaml": "upstream:\n  url: file:///nowhere\n  ref: v1\npatches: patches/img\n"})
+	if _, err := spec.Find(env.Root, "img"); err == nil {
+		t.Fatal("a new walk finds one img: the check below proves nothing")
+	}
+	units, err := Each(context.Background(), Runner{Env: env, Alone: true}, []string{"img"}, func(context.Context, string) (int, error) {
+		return 0, errors.New("broken")
+	})
+	if err != nil || len(units) != 1 || units[0].Dir != "images/img" {
+		t.Errorf("Each() = %+v, %v; want img failed in images/img", units, err)
 	}
 }
 

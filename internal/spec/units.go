@@ -3,7 +3,6 @@ package spec
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -32,42 +31,86 @@ func (u Unit) File() string { return path.Join(u.Dir, FileName) }
 // nested repositories: a directory below root holding its own
 // RepoFileName is another repository's root, like a nested Go module.
 func Discover(root string) ([]Unit, error) {
+	w := walk(root)
+	return w.units, w.err
+}
+
+// ChartFileName is the spec file of a directory's chart units
+// (chart.FileName). The walk that finds the image units finds these too,
+// so that a run over both walks the tree once.
+const ChartFileName = "patchkit-charts.yaml"
+
+// walked is what one walk of a tree found.
+type walked struct {
+	units []Unit
+	err   error // why the units could not be found
+	// charts are the ChartFileName files under the root (slash-separated,
+	// relative to it, sorted), nested repositories included; chartsErr is
+	// the first directory the walk could not read, which the chart units
+	// do not skip.
+	charts    []string
+	chartsErr error
+}
+
+// walk walks root once for image units (see Discover) and chart spec
+// files: it reads each directory once (a nested repository is known from
+// its directory's listing, with no further system call) and visits the
+// entries in lexical order, as filepath.WalkDir does.
+func walk(root string) (w walked) {
 	walks.Add(1)
-	var units []Unit
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == root {
+	fi, err := os.Lstat(root)
+	if err != nil {
+		return walked{err: fmt.Errorf("finding image units: %w", err), chartsErr: err}
+	}
+	if !fi.IsDir() {
+		return w // as filepath.WalkDir: a root that is no directory (a symlink too) holds nothing
+	}
+	if err := w.dir(root, "", false); err != nil {
+		return walked{err: fmt.Errorf("finding image units: %w", err), chartsErr: err}
+	}
+	sort.Slice(w.units, func(i, j int) bool { return w.units[i].Dir < w.units[j].Dir })
+	sort.Strings(w.charts)
+	return w
+}
+
+// dir walks the directory p (rel below the root, "" for the root itself);
+// nested says p is inside a nested repository, whose image units are not
+// the root's. Only the root's own listing failing is an error; another
+// directory that cannot be read holds no unit (and fails the chart units,
+// chartsErr).
+func (w *walked) dir(p, rel string, nested bool) error {
+	entries, err := os.ReadDir(p)
+	if err != nil {
+		if rel == "" {
+			return err
+		}
+		if w.chartsErr == nil {
+			w.chartsErr = err
+		}
+	}
+	if rel != "" && !nested {
+		for _, e := range entries {
+			nested = nested || e.Name() == RepoFileName
+		}
+	}
+	for _, e := range entries {
+		name := e.Name()
+		sub := path.Join(rel, name)
+		switch {
+		case e.IsDir():
+			if contains(SkipDirs, name) {
+				continue
+			}
+			if err := w.dir(filepath.Join(p, name), sub, nested); err != nil {
 				return err
 			}
-			return nil // an unreadable directory holds no unit we can load
+		case name == ChartFileName:
+			w.charts = append(w.charts, sub)
+		case name == FileName && rel != "" && !nested && e.Type().IsRegular():
+			w.units = append(w.units, Unit{Name: path.Base(rel), Dir: rel})
 		}
-		if d.IsDir() {
-			if p != root && contains(SkipDirs, d.Name()) {
-				return filepath.SkipDir
-			}
-			if p != root {
-				if _, err := os.Lstat(filepath.Join(p, RepoFileName)); err == nil {
-					return filepath.SkipDir
-				}
-			}
-			return nil
-		}
-		if d.Name() != FileName || !d.Type().IsRegular() {
-			return nil
-		}
-		rel, err := filepath.Rel(root, filepath.Dir(p))
-		if err != nil || rel == "." {
-			return nil // a spec at the root is no unit: it has no name
-		}
-		rel = filepath.ToSlash(rel)
-		units = append(units, Unit{Name: path.Base(rel), Dir: rel})
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("finding image units: %w", err)
 	}
-	sort.Slice(units, func(i, j int) bool { return units[i].Dir < units[j].Dir })
-	return units, nil
+	return nil
 }
 
 // Find resolves an IMAGE argument: a unit's directory relative to the root

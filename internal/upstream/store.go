@@ -37,7 +37,7 @@ func openStore(path string) (*store, error) {
 	}
 	// Keep pack files open: reading a tree of thousands of blobs would
 	// otherwise reopen the pack for every object.
-	st := filesystem.NewStorageWithOptions(osfs.New(path), cache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true})
+	st := filesystem.NewStorageWithOptions(bufferedIdx{osfs.New(path)}, cache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true})
 	repo, err := git.Open(st, nil)
 	if err != nil {
 		st.Close()

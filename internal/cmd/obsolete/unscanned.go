@@ -12,15 +12,20 @@ import (
 // history: when the unit's cache is new or partial (a whole-history fetch
 // is what Prepare would do next), it lists the upstream's tags (an empty
 // cache fetches nothing more; see obsolete.Unscanned) and, when no tag is
-// newer than the pin, returns the report. ok is false otherwise (offline,
-// --refs, --write, branches, a reference patch, a complete cache, or tags
-// to scan): checkImage then runs as before. Bad input is left to Prepare,
-// which reports it the same way whether or not this ran.
+// newer than the pin, returns the report. ok is false otherwise (offline
+// with no listing recorded, --refs, --write, branches, a reference patch, a
+// complete cache, or tags to scan): checkImage then runs as before. Bad input is left to Prepare,
+// which reports it the same way whether or not this ran. Offline, the tags
+// are those of the last online listing (obsolete.Unscanned); a cache that
+// cannot be opened offline is left to Prepare too.
 func unscanned(ctx context.Context, env pipeline.Env, name string, opts *Options) (out report.Obsolete, ok bool, err error) {
-	if env.Offline || len(opts.Refs) > 0 || opts.Write {
+	if len(opts.Refs) > 0 || opts.Write {
 		return out, false, nil
 	}
 	im, ok, err := pipeline.Peek(ctx, env, name)
+	if env.Offline && err != nil {
+		return out, false, nil
+	}
 	if err != nil || !ok {
 		return out, false, err
 	}
