@@ -18,7 +18,7 @@ import (
 // initialisers then touch pages spread over a larger binary
 // (docs/benchmarks.md, "the process floor"). The linker's dependency dump
 // marks such functions <ReflectMethod>. Tests may use templates; the
-// commands write html by hand (internal/report's htmlText and htmlURL).
+// commands write html by hand (internal/untrusted's HTMLPage and HTMLHref).
 func TestBinaryKeepsMethodElimination(t *testing.T) {
 	cmd := exec.Command("go", "build", "-ldflags=-dumpdep", "-o", filepath.Join(t.TempDir(), "patchkit"), "./cmd/patchkit")
 	cmd.Dir = "../.."

@@ -9,13 +9,14 @@ import (
 
 	"github.com/patchkit/patchkit/internal/obsolete"
 	"github.com/patchkit/patchkit/internal/status"
+	"github.com/patchkit/patchkit/internal/untrusted"
 )
 
 // The html page: one file, its style inline, no script and nothing fetched
 // (no external link, image or font), so it works as a CI artifact or on
 // Pages. Every value is escaped as html/template escapes it in its context
-// (htmlText, htmlURL); server text passed through untrusted before. The page
-// is written by hand, not by html/template: a template's reflection on
+// (untrusted.HTMLPage, HTMLHref); server text passed through untrusted
+// before. The page is written by hand, not by html/template: a template's reflection on
 // method names keeps every exported method of every linked type in the
 // binary (the linker cannot drop them), which made patchkit 9 MB larger and
 // every command's memory floor 3 MiB higher (docs/benchmarks.md, "the
@@ -54,7 +55,7 @@ const statusLegend = `
 // writeStatusPage writes the page of data.
 func writeStatusPage(w io.Writer, d *statusPageData) error {
 	var b strings.Builder
-	t := func(s string) { b.WriteString(htmlText(s)) }
+	t := func(s string) { b.WriteString(untrusted.HTMLPage(s)) }
 	n := func(i int) { b.WriteString(strconv.Itoa(i)) }
 	b.WriteString(statusHead)
 	t(d.Title)
@@ -111,7 +112,7 @@ func writeStatusPage(w io.Writer, d *statusPageData) error {
 			t(p.Kind)
 			if p.URL != "" {
 				b.WriteString(` <a href="`)
-				b.WriteString(htmlURL(p.URL))
+				b.WriteString(untrusted.HTMLHref(p.URL))
 				b.WriteString(`">`)
 				t(p.Short)
 				b.WriteString("</a>")
@@ -270,10 +271,10 @@ func Chart(r *status.Report) string {
 			fmt.Fprintf(&d, " H%.1f V%.1f", x(ps[i].Time), y(ps[i].Count))
 		}
 		fmt.Fprintf(&d, " H%.1f", x(t1))
-		fmt.Fprintf(&b, `<path class="series" data-unit="%s" d="%s" fill="none" stroke="%s" stroke-width="%.1f"/>`+"\n", escapeHTML(label, false), d.String(), color, width)
+		fmt.Fprintf(&b, `<path class="series" data-unit="%s" d="%s" fill="none" stroke="%s" stroke-width="%.1f"/>`+"\n", untrusted.HTMLEscape(label), d.String(), color, width)
 		ly := chartTop + 14*row
 		fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="%.1f"/>`+"\n", chartW-chartRight+10, ly, chartW-chartRight+24, ly, color, width)
-		fmt.Fprintf(&b, `<text x="%d" y="%d">%s</text>`+"\n", chartW-chartRight+28, ly+4, escapeHTML(label, false))
+		fmt.Fprintf(&b, `<text x="%d" y="%d">%s</text>`+"\n", chartW-chartRight+28, ly+4, untrusted.HTMLEscape(label))
 	}
 	line(r.History, "#000", 2.5, "total", 0)
 	for i, u := range r.Units {

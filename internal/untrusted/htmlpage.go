@@ -1,18 +1,25 @@
-package report
+package untrusted
 
 import (
 	"strings"
 	"unicode/utf8"
 )
 
-// htmlText escapes s for an html page's text or a quoted attribute value,
-// byte for byte as html/template escapes a string there: NUL becomes
-// U+FFFD; ", &, ', +, < and > their character references; nothing else
-// changes (invalid UTF-8 included).
-func htmlText(s string) string { return escapeHTML(s, true) }
+// The escapes of an html page written without html/template (a template
+// engine in the binary keeps every exported method of every linked type:
+// internal/arch's TestBinaryKeepsMethodElimination), each byte for byte as
+// html/template or text/template writes a string (TestHTMLEscapesMatchTemplates).
+// s is Text already.
 
-// escapeHTML is text/template's HTMLEscapeString, and with plus also '+'
-// (html/template's table).
+// HTMLPage escapes s for an html page's text or a quoted attribute value as
+// html/template does: NUL becomes U+FFFD; ", &, ', +, < and > their
+// character references; nothing else changes (invalid UTF-8 included).
+func HTMLPage(s string) string { return escapeHTML(s, true) }
+
+// HTMLEscape is text/template's HTMLEscapeString: HTMLPage but for '+'.
+func HTMLEscape(s string) string { return escapeHTML(s, false) }
+
+// escapeHTML is HTMLEscape, and with plus also escapes '+'.
 func escapeHTML(s string, plus bool) string {
 	var b strings.Builder
 	written := 0
@@ -54,11 +61,11 @@ func escapeHTML(s string, plus bool) string {
 	return b.String()
 }
 
-// htmlURL is s in a quoted href as html/template writes it: "#ZgotmplZ" for
+// HTMLHref is s in a quoted href as html/template writes it: "#ZgotmplZ" for
 // a scheme other than http, https or mailto; otherwise s with each byte
 // that is neither unreserved nor reserved in a URL (RFC 3986), and each '%'
-// that does not start an escape, percent-encoded; then escaped as htmlText.
-func htmlURL(s string) string {
+// that does not start an escape, percent-encoded; then escaped as HTMLPage.
+func HTMLHref(s string) string {
 	if scheme, _, ok := strings.Cut(s, ":"); ok && !strings.Contains(scheme, "/") &&
 		!strings.EqualFold(scheme, "http") && !strings.EqualFold(scheme, "https") && !strings.EqualFold(scheme, "mailto") {
 		return "#ZgotmplZ"
@@ -74,7 +81,7 @@ func htmlURL(s string) string {
 		b.WriteByte("0123456789abcdef"[c>>4])
 		b.WriteByte("0123456789abcdef"[c&15])
 	}
-	return htmlText(b.String())
+	return HTMLPage(b.String())
 }
 
 // urlKept is a byte a URL keeps as it is: reserved or unreserved.
