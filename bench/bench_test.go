@@ -16,7 +16,8 @@ import (
 	"github.com/patchkit/patchkit/internal/gittest"
 )
 
-// patchkitBin is the binary under test, built once by TestMain.
+// patchkitBin is the binary under test, built once by TestMain as make bin
+// builds it: static (CGO_ENABLED=0; the memory figures depend on it).
 var patchkitBin string
 
 func TestMain(m *testing.M) {
@@ -26,6 +27,7 @@ func TestMain(m *testing.M) {
 	}
 	patchkitBin = filepath.Join(dir, "patchkit")
 	build := exec.Command("go", "build", "-o", patchkitBin, "../cmd/patchkit")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	build.Stdout, build.Stderr = os.Stdout, os.Stderr
 	if err := build.Run(); err != nil {
 		panic(err)

@@ -25,7 +25,19 @@ const (
 	memLand      = 20 // the release whose history carries patch 0002 as a cherry-pick
 	memOtherTags = 400
 	memLimitMiB  = 200 // issue L: no command above 200 MB
-	memImage     = "kubeish"
+	// memFloorMiB bounds patchkit --version's peak RSS, the floor under
+	// every command: the pages of the binary its package initialisers
+	// touch, its runtime and initial heap (11.2–11.6 MiB static,
+	// 2026-12-02; git --version: 3.4–3.7 MiB). Linking a template engine's
+	// method lookup again (+2.8 MiB), compiling the package-level regexps
+	// at start again (+1.1 MiB) with a little more, a heavy new dependency
+	// or work at init crosses it; docs/benchmarks.md, "the process floor",
+	// has the measurements.
+	memFloorMiB = 13.5
+	// memGitRatio is issue 24's bound on patchkit's peak against git's for
+	// the same job, asserted on apply --check.
+	memGitRatio = 1.3
+	memImage    = "kubeish"
 )
 
 // memLine is line l (l ≥ 2) of generated file f at a revision: one function.
@@ -248,6 +260,9 @@ func (m memPeaks) add(name string, kib int64) { m[name] = max(m[name], kib) }
 // -short (make bench-check) it leaves out upgrade --dry-run (which runs the
 // gate), gate, build and the plain go test:
 // the 200 MiB bound is then checked on every command that reads the history.
+// First it measures the floor, patchkit --version beside git --version
+// (floor-MiB, git-floor-MiB), and fails when patchkit's passes memFloorMiB,
+// or when apply --check passes memGitRatio times git's.
 func BenchmarkMemoryKubeOVN(b *testing.B) {
 	if _, err := os.Stat("/usr/bin/time"); err != nil {
 		b.Fatal("this benchmark measures with GNU time: apt-get install time")
@@ -256,6 +271,8 @@ func BenchmarkMemoryKubeOVN(b *testing.B) {
 	work := b.TempDir()
 	env := goEnv(filepath.Join(work, "gocache"))
 	pk, git, gotest := memPeaks{}, memPeaks{}, memPeaks{}
+	pk.add("floor", memRun(b, work, env, nil, patchkitBin, "--version"))
+	git.add("floor", memRun(b, work, env, nil, "git", "--version"))
 	goTest := []string{"test", "-count=1", "-trimpath", "-run", "^TestPatches$", "./target"}
 	if !testing.Short() {
 		gotest.add("cold", memRun(b, patched, env, nil, "go", goTest...))
@@ -288,6 +305,16 @@ func BenchmarkMemoryKubeOVN(b *testing.B) {
 	}
 	if len(over) > 0 {
 		b.Fatalf("over %d MiB: %s", memLimitMiB, strings.Join(over, ", "))
+	}
+	// Issue 24's goal, met by apply --check with 2 MiB to spare (14.8–15.1
+	// MiB beside git's 12.9–13.1): a regression of its cold path fails
+	// here. obsolete-check meets it by 0–1 MiB, too close to bound;
+	// docs/benchmarks.md has both.
+	if r := float64(pk["apply-check"]) / float64(git["apply-check"]); git["apply-check"] > 0 && r > memGitRatio {
+		b.Fatalf("apply --check peaks at %.1f MiB, %.2f× git's %.1f MiB: over issue 24's %g×", float64(pk["apply-check"])/1024, r, float64(git["apply-check"])/1024, memGitRatio)
+	}
+	if mib := float64(pk["floor"]) / 1024; mib > memFloorMiB {
+		b.Fatalf("patchkit --version peaks at %.1f MiB, over the %g MiB floor bound (memFloorMiB says what it covers)", mib, memFloorMiB)
 	}
 }
 

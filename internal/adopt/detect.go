@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/patchkit/patchkit/internal/buildfile"
+	"github.com/patchkit/patchkit/internal/lazyre"
 )
 
 // Fetch is how a Dockerfile fetches its upstream source.
@@ -41,7 +42,7 @@ type Apply struct {
 	Flags []string
 }
 
-var archiveRE = regexp.MustCompile(`https://github\.com/([A-Za-z0-9_.${}-]+)/([A-Za-z0-9_.${}-]+)/archive/(refs/(?:tags|heads)/)?([^\s"'|;&]+?)\.(?:tar\.gz|tgz|zip)\b`)
+var archiveRE = lazyre.New(`https://github\.com/([A-Za-z0-9_.${}-]+)/([A-Za-z0-9_.${}-]+)/archive/(refs/(?:tags|heads)/)?([^\s"'|;&]+?)\.(?:tar\.gz|tgz|zip)\b`)
 
 // findFetch returns the first upstream fetch of d: a git clone (with its
 // --branch or a later git checkout) or a GitHub archive download.
@@ -162,7 +163,7 @@ func checkoutRef(run string) string {
 	return ""
 }
 
-var patchToolRE = regexp.MustCompile(`(git\s+apply|patch)\b([^&|;<]*)(<\s*)?(\S*)`)
+var patchToolRE = lazyre.New(`(git\s+apply|patch)\b([^&|;<]*)(<\s*)?(\S*)`)
 
 // findApply returns how d applies a patch directory: a COPY or ADD of a
 // directory to a container directory, then a git apply or patch of files

@@ -6,10 +6,10 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/patchkit/patchkit/internal/buildfile"
+	"github.com/patchkit/patchkit/internal/lazyre"
 	"github.com/patchkit/patchkit/internal/spec"
 )
 
@@ -87,7 +87,7 @@ func (u *unitCtx) resolveWrapped(expr, name string, line int, seen map[string]bo
 	return v, nil
 }
 
-var makeVarRE = regexp.MustCompile(`^\$[({]([A-Za-z_][A-Za-z0-9_.-]*)[)}]$`)
+var makeVarRE = lazyre.New(`^\$[({]([A-Za-z_][A-Za-z0-9_.-]*)[)}]$`)
 
 // resolveVar reads the value of Dockerfile variable name: a --build-arg of
 // the Makefile that builds the unit wins over the ARG's default, as in the

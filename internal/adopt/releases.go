@@ -5,13 +5,13 @@ import (
 	"net/url"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/patchkit/patchkit/internal/buildfile"
+	"github.com/patchkit/patchkit/internal/lazyre"
 )
 
-var grepFilterRE = regexp.MustCompile(`grep\s+(?:-[A-Za-z]+\s+)*(?:'\^([^']*)'|"\^([^"]*)")`)
+var grepFilterRE = lazyre.New(`grep\s+(?:-[A-Za-z]+\s+)*(?:'\^([^']*)'|"\^([^"]*)")`)
 
 // releaseFilter reads the package's own release filter: a recipe line of the
 // Makefile that builds the unit (or of the unit's own Makefile) that names

@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"path"
-	"regexp"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/patchkit/patchkit/internal/lazyre"
 	"github.com/patchkit/patchkit/internal/spec"
 )
 
@@ -88,7 +88,7 @@ func quote(s string) string {
 	return strings.TrimSuffix(string(out), "\n")
 }
 
-var versionRE = regexp.MustCompile(`^([^0-9]*)([0-9]+)\.[0-9]+`)
+var versionRE = lazyre.New(`^([^0-9]*)([0-9]+)\.[0-9]+`)
 
 // releases is the glob of the pin's major release line (v1.15.10: v1.*),
 // or "" for a pin that is no version (a commit id).

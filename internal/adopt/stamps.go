@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"regexp"
 	"strings"
 
 	"github.com/patchkit/patchkit/internal/buildfile"
+	"github.com/patchkit/patchkit/internal/lazyre"
 	"github.com/patchkit/patchkit/internal/stamp/expr"
 )
 
@@ -66,7 +66,7 @@ func (u *unitCtx) readStamps() (stamps []stampEntry, notes []string) {
 	return stamps, notes
 }
 
-var sedInPlaceRE = regexp.MustCompile(`(^|[\s;&|(])(sed\s+(-[A-Za-z]*\s+)*-i|\$\(SED_INPLACE\))`)
+var sedInPlaceRE = lazyre.New(`(^|[\s;&|(])(sed\s+(-[A-Za-z]*\s+)*-i|\$\(SED_INPLACE\))`)
 
 // isSedInPlace reports whether a recipe line edits a file in place with
 // sed (sed -i, sed -i.bak, $(SED_INPLACE)).

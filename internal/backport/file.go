@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"net/url"
 	"path"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/patchkit/patchkit/internal/lazyre"
 	"github.com/patchkit/patchkit/internal/series"
 )
 
@@ -99,13 +99,13 @@ func (f Forge) IssueURL(ownerRepo string, n int) string {
 
 var (
 	// issueURLRe is a full issue URL on any host.
-	issueURLRe = regexp.MustCompile(`https?://[^\s<>()\[\]"']+/issues/[0-9]+`)
+	issueURLRe = lazyre.New(`https?://[^\s<>()\[\]"']+/issues/[0-9]+`)
 	// keywordRe starts a reference list: "Fixes #1", "Closes: #2, #3",
 	// "Refs owner/repo#4".
-	keywordRe = regexp.MustCompile(`(?i)\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?|refs?|references?|see|bug|issue)\b:?[ \t]+`)
+	keywordRe = lazyre.New(`(?i)\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?|refs?|references?|see|bug|issue)\b:?[ \t]+`)
 	// issueRefRe is one reference of such a list.
-	issueRefRe = regexp.MustCompile(`^(?:([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+))?#([0-9]+)\b`)
-	listSepRe  = regexp.MustCompile(`^(?:[ \t]*,[ \t]*|[ \t]+and[ \t]+|[ \t]+)`)
+	issueRefRe = lazyre.New(`^(?:([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+))?#([0-9]+)\b`)
+	listSepRe  = lazyre.New(`^(?:[ \t]*,[ \t]*|[ \t]+and[ \t]+|[ \t]+)`)
 )
 
 // Bugs finds the bug references of a commit message, in order and without
@@ -248,9 +248,9 @@ func FormatReference(h Header, commit, patchID string) ([]byte, error) {
 }
 
 var (
-	slugRe    = regexp.MustCompile(`[^a-z0-9]+`)
-	numberRe  = regexp.MustCompile(`^([0-9]+)-`)
-	validSlug = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+	slugRe    = lazyre.New(`[^a-z0-9]+`)
+	numberRe  = lazyre.New(`^([0-9]+)-`)
+	validSlug = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 )
 
 // MaxSlug is the longest slug Slug makes.

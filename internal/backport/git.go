@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
+	"github.com/patchkit/patchkit/internal/lazyre"
 	"github.com/patchkit/patchkit/internal/upstream"
 )
 
@@ -44,10 +44,10 @@ func Show(ctx context.Context, c *upstream.Cache, commit string) ([]byte, error)
 }
 
 var (
-	fullID = regexp.MustCompile(`^[0-9a-f]{40}$`)
+	fullID = lazyre.New(`^[0-9a-f]{40}$`)
 	// revRe is what ResolveCommit accepts: ids, tags and branch names.
-	revRe = regexp.MustCompile(`^[0-9A-Za-z_][0-9A-Za-z._/+-]*$`)
-	hexRe = regexp.MustCompile(`^[0-9a-fA-F]{4,40}$`)
+	revRe = lazyre.New(`^[0-9A-Za-z_][0-9A-Za-z._/+-]*$`)
+	hexRe = lazyre.New(`^[0-9a-fA-F]{4,40}$`)
 )
 
 // ResolveCommit returns the full id of rev in the upstream cache: a full or

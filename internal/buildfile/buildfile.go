@@ -8,8 +8,9 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"regexp"
 	"strings"
+
+	"github.com/patchkit/patchkit/internal/lazyre"
 )
 
 // Line is one logical line: continuation lines joined, with the 1-based
@@ -82,7 +83,7 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s: %s", e.File, e.Msg)
 }
 
-var refRE = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?[-+][^}]*)?\}|\$([A-Za-z_][A-Za-z0-9_]*)`)
+var refRE = lazyre.New(`\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?[-+][^}]*)?\}|\$([A-Za-z_][A-Za-z0-9_]*)`)
 
 // Refs returns the names of the variables s refers to as ${X} or $X.
 func Refs(s string) []string {

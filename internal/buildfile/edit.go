@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/patchkit/patchkit/internal/lazyre"
 )
 
 // Writing: upgrade moves a pin where it lives, an ARG default or a Makefile
@@ -57,7 +59,7 @@ func replaceLine(ls [][]byte, i int, s string) []byte {
 	return b.Bytes()
 }
 
-var dockerArgRe = regexp.MustCompile(`^(\s*(?i:ARG)\s+)([A-Za-z_][A-Za-z0-9_]*)=("(?:[^"\\]|\\.)*"|'[^']*'|\S*)(.*)$`)
+var dockerArgRe = lazyre.New(`^(\s*(?i:ARG)\s+)([A-Za-z_][A-Za-z0-9_]*)=("(?:[^"\\]|\\.)*"|'[^']*'|\S*)(.*)$`)
 
 // SetArg returns Dockerfile data with the default of `ARG name=value`
 // (quoted or not) set to value. The first ARG of that name with a default is
@@ -82,7 +84,7 @@ func SetArg(data []byte, name, value string) ([]byte, error) {
 	return nil, fmt.Errorf("no ARG %s=<default> line", name)
 }
 
-var makeVarRe = regexp.MustCompile(`^(\s*(?:export\s+)?)([A-Za-z_][A-Za-z0-9_.-]*)(\s*(?:\?|:|::|\+)?=\s*)([^#]*?)(\s*(?:#.*)?)$`)
+var makeVarRe = lazyre.New(`^(\s*(?:export\s+)?)([A-Za-z_][A-Za-z0-9_.-]*)(\s*(?:\?|:|::|\+)?=\s*)([^#]*?)(\s*(?:#.*)?)$`)
 
 // SetVar returns Makefile data with the value of `name ?= value` (or =, :=,
 // ::=) set to value, keeping the operator, spacing and any comment. The
@@ -105,14 +107,14 @@ func SetVar(data []byte, name, value string) ([]byte, error) {
 // be a literal: one that refers to another variable is an error (moving it is
 // a human's call).
 func SetArgAt(data []byte, line int, value string) ([]byte, error) {
-	return setValueAt(data, line, dockerArgRe, 3, value)
+	return setValueAt(data, line, dockerArgRe.Regexp(), 3, value)
 }
 
 // SetVarAt returns Makefile data with the value of the assignment on line
 // (1-based) set to value, keeping its quotes, operator and comment. The old
 // value must be a literal, as for SetArgAt.
 func SetVarAt(data []byte, line int, value string) ([]byte, error) {
-	return setValueAt(data, line, makeVarRe, 4, value)
+	return setValueAt(data, line, makeVarRe.Regexp(), 4, value)
 }
 
 // setValueAt replaces submatch group of re on line (1-based) by value,

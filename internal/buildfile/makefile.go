@@ -2,8 +2,9 @@ package buildfile
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
+
+	"github.com/patchkit/patchkit/internal/lazyre"
 )
 
 // Var is a Makefile variable assignment.
@@ -32,7 +33,7 @@ type Makefile struct {
 	others []int
 }
 
-var assignRE = regexp.MustCompile(`^(?:export\s+|override\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*(\?=|::=|:=|\+=|!=|=)\s*(.*?)\s*$`)
+var assignRE = lazyre.New(`^(?:export\s+|override\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*(\?=|::=|:=|\+=|!=|=)\s*(.*?)\s*$`)
 
 // ReadMakefile reads the Makefile at path; display names it in errors.
 func ReadMakefile(path, display string) (*Makefile, error) {
@@ -89,7 +90,7 @@ func stripComment(s string) string {
 	return strings.TrimSpace(s)
 }
 
-var makeRefRE = regexp.MustCompile(`\$[({]([^(){}]*)[)}]`)
+var makeRefRE = lazyre.New(`\$[({]([^(){}]*)[)}]`)
 
 // Value returns the value of variable name and the line that sets it, with
 // references to other simple variables expanded. A variable that is
@@ -161,7 +162,7 @@ type BuildArg struct {
 	Line  int
 }
 
-var buildCmdRE = regexp.MustCompile(`\b(docker|podman|buildah)\b[^;&|]*\b(build|bud)\b`)
+var buildCmdRE = lazyre.New(`\b(docker|podman|buildah)\b[^;&|]*\b(build|bud)\b`)
 
 // BuildArgs returns the --build-arg flags of the recipe lines that run a
 // container build of dir (a path relative to the Makefile's directory, such

@@ -4,8 +4,9 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strings"
+
+	"github.com/patchkit/patchkit/internal/lazyre"
 )
 
 // SourceLine is one logical line of a Makefile read with its includes
@@ -40,8 +41,8 @@ type MakeTree struct {
 }
 
 var (
-	makeRuleRE   = regexp.MustCompile(`^([^\s:=#][^:=]*?)\s*:(?:[^=]|$)\s*(.*)$`)
-	makeVarRefRE = regexp.MustCompile(`\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)|\$\{([A-Za-z_][A-Za-z0-9_.-]*)\}`)
+	makeRuleRE   = lazyre.New(`^([^\s:=#][^:=]*?)\s*:(?:[^=]|$)\s*(.*)$`)
+	makeVarRefRE = lazyre.New(`\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)|\$\{([A-Za-z_][A-Za-z0-9_.-]*)\}`)
 )
 
 // ReadMakeTree reads root/rel and, recursively, the files it includes

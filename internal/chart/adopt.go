@@ -6,12 +6,12 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/patchkit/patchkit/internal/buildfile"
+	"github.com/patchkit/patchkit/internal/lazyre"
 	"github.com/patchkit/patchkit/internal/series"
 	"github.com/patchkit/patchkit/internal/spec"
 )
@@ -30,16 +30,16 @@ type Found struct {
 }
 
 var (
-	reRepoAdd  = regexp.MustCompile(`helm\s+repo\s+add\s+(\S+)\s+(\S+)`)
-	reHelmPull = regexp.MustCompile(`helm\s+pull\s+(\S+)((?:\s+[^;&|]*)?)`)
-	reArchive  = regexp.MustCompile(`(https?://\S+?)/archive/refs/tags/([^\s"']+?)\.tar\.gz\S*\s*\|\s*tar\s+([^;&|]*)`)
-	reAsset    = regexp.MustCompile(`(?:^|[;&|(]\s*)(?:wget|curl)\s[^;&|]*?["']?(https?://[^\s"']+)["']?[^;&|]*?(?:\s-O\s*|\s-o\s*|\s--output[= ]|>\s*)["']?([^\s"';&|]+)`)
-	rePatch    = regexp.MustCompile(`(?:^|[;&|(]\s*)(?:cd\s+(\S+)\s*&&\s*)?patch((?:\s+[^<;&|]*)?)<\s*(\S+)`)
-	reGitApply = regexp.MustCompile(`(?:^|[;&|(]\s*)git\s+apply((?:\s+[^;&|]*)?)`)
-	reFor      = regexp.MustCompile(`for\s+(\w+)\s+in\s+([^;]+);`)
-	reRm       = regexp.MustCompile(`(?:^|[;&|]\s*)rm\s+-(?:rf|fr|r|f)\s+([^;&|]+)`)
-	reMv       = regexp.MustCompile(`(?:^|[;&|]\s*)mv\s+(?:-f\s+)?(\S+)\s+(\S+)`)
-	reFetchy   = regexp.MustCompile(`(?:^|[;&|(]\s*)(helm\s+pull|wget|curl|patch|git\s+apply)\s`)
+	reRepoAdd  = lazyre.New(`helm\s+repo\s+add\s+(\S+)\s+(\S+)`)
+	reHelmPull = lazyre.New(`helm\s+pull\s+(\S+)((?:\s+[^;&|]*)?)`)
+	reArchive  = lazyre.New(`(https?://\S+?)/archive/refs/tags/([^\s"']+?)\.tar\.gz\S*\s*\|\s*tar\s+([^;&|]*)`)
+	reAsset    = lazyre.New(`(?:^|[;&|(]\s*)(?:wget|curl)\s[^;&|]*?["']?(https?://[^\s"']+)["']?[^;&|]*?(?:\s-O\s*|\s-o\s*|\s--output[= ]|>\s*)["']?([^\s"';&|]+)`)
+	rePatch    = lazyre.New(`(?:^|[;&|(]\s*)(?:cd\s+(\S+)\s*&&\s*)?patch((?:\s+[^<;&|]*)?)<\s*(\S+)`)
+	reGitApply = lazyre.New(`(?:^|[;&|(]\s*)git\s+apply((?:\s+[^;&|]*)?)`)
+	reFor      = lazyre.New(`for\s+(\w+)\s+in\s+([^;]+);`)
+	reRm       = lazyre.New(`(?:^|[;&|]\s*)rm\s+-(?:rf|fr|r|f)\s+([^;&|]+)`)
+	reMv       = lazyre.New(`(?:^|[;&|]\s*)mv\s+(?:-f\s+)?(\S+)\s+(\S+)`)
+	reFetchy   = lazyre.New(`(?:^|[;&|(]\s*)(helm\s+pull|wget|curl|patch|git\s+apply)\s`)
 )
 
 type pending struct {
@@ -408,7 +408,7 @@ func versionOf(m *buildfile.MakeTree, rawVersion string, dir string, chartKey st
 		[]string{"the update target takes the newest upstream version: the pin is what is vendored, the Chart.yaml's " + chartKey}
 }
 
-var pinRE = regexp.MustCompile(`^v?[0-9][0-9A-Za-z.+_-]*$`)
+var pinRE = lazyre.New(`^v?[0-9][0-9A-Za-z.+_-]*$`)
 
 func isPin(s string) bool { return pinRE.MatchString(s) }
 

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/patchkit/patchkit/internal/lazyre"
 	"github.com/patchkit/patchkit/internal/spec"
 )
 
@@ -105,7 +106,7 @@ func (f *Fetcher) alsoNames(u *Unit, pin, to, oldApp, newApp string, skip map[in
 }
 
 // reFetchLine is a recipe line that fetches an upstream.
-var reFetchLine = regexp.MustCompile(`^\t.*(helm\s+pull|curl\s|wget\s|oci://)`)
+var reFetchLine = lazyre.New(`^\t.*(helm\s+pull|curl\s|wget\s|oci://)`)
 
 // recipeLiteral plans moving a pin the package Makefile writes as a literal
 // in its fetch line (`helm pull ... --version 0.3.0`), which the spec's

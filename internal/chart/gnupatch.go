@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"path"
-	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/patchkit/patchkit/internal/lazyre"
 	"github.com/patchkit/patchkit/internal/series"
 )
 
@@ -121,7 +121,7 @@ type gnuSection struct {
 // (GNU patch: "assume blank lines got chopped").
 const chopped = 3
 
-var hunkHeader = regexp.MustCompile(`^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@`)
+var hunkHeader = lazyre.New(`^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@`)
 
 // parseGNU splits a unified diff into file sections, reading the names,
 // creation and deletion the way GNU patch does: /dev/null, git's

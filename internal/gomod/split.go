@@ -2,11 +2,11 @@ package gomod
 
 import (
 	"path"
-	"regexp"
 	"strings"
 
 	"github.com/bluekeyes/go-gitdiff/gitdiff"
 
+	"github.com/patchkit/patchkit/internal/lazyre"
 	"github.com/patchkit/patchkit/internal/series"
 )
 
@@ -285,7 +285,7 @@ func unquote(s string) string { return strings.Trim(s, "\"`") }
 
 // advisoryRe finds advisory ids: CVE-YYYY-NNNN and the Go vulnerability
 // database's GO-YYYY-NNNN.
-var advisoryRe = regexp.MustCompile(`\b(?:CVE|GO)-[0-9]{4}-[0-9]{4,}\b`)
+var advisoryRe = lazyre.New(`\b(?:CVE|GO)-[0-9]{4}-[0-9]{4,}\b`)
 
 // AdvisoryIDs returns the advisory ids (CVE-, GO-) in text, each once, in order.
 func AdvisoryIDs(text string) []string {

@@ -2,24 +2,33 @@ package report
 
 import (
 	"fmt"
-	"html/template"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/patchkit/patchkit/internal/obsolete"
 	"github.com/patchkit/patchkit/internal/status"
+	"github.com/patchkit/patchkit/internal/untrusted"
 )
 
 // The html page: one file, its style inline, no script and nothing fetched
 // (no external link, image or font), so it works as a CI artifact or on
-// Pages. html/template escapes every value; server text passed through
-// untrusted before.
-var statusPage = template.Must(template.New("status").Parse(`<!DOCTYPE html>
+// Pages. Every value is escaped as html/template escapes it in its context
+// (untrusted.HTMLPage, HTMLHref); server text passed through untrusted
+// before. The page is written by hand, not by html/template: a template's reflection on
+// method names keeps every exported method of every linked type in the
+// binary (the linker cannot drop them), which made patchkit 9 MB larger and
+// every command's memory floor 3 MiB higher (docs/benchmarks.md, "the
+// process floor"). TestStatusHTMLMatchesTemplate checks the page against
+// the template it replaced.
+const statusHead = `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<title>{{.Title}}</title>
+<title>`
+
+const statusStyle = `</title>
 <style>
 body{font-family:system-ui,sans-serif;margin:2em;color:#222}
 table{border-collapse:collapse;margin:1em 0}
@@ -33,39 +42,111 @@ svg text{font-size:11px;font-family:system-ui,sans-serif}
 </style>
 </head>
 <body>
-<h1>{{.Title}}</h1>
-<p>{{.Summary}}</p>
+<h1>`
+
+const statusUnitsHead = `</p>
 <table id="units">
 <thead><tr><th>unit</th><th>pin</th><th>newest</th><th>behind</th><th>patches</th></tr></thead>
-<tbody>
-{{- range .Units}}
-{{- if .Error}}
-<tr><td><code>{{.Dir}}</code></td><td colspan="4" class="finding">error: {{.Error}}</td></tr>
-{{- else}}
-<tr><td><code>{{.Dir}}</code></td><td><code>{{.Pin}}</code></td><td><code>{{.Newest}}</code></td><td>{{.Behind}}</td><td>{{len .Patches}}</td></tr>
-{{- end}}
-{{- end}}
-</tbody>
-</table>
-{{- range .Units}}{{if not .Error}}
-<h2><code>{{.Dir}}</code>: <code>{{.Pin}}</code> → <code>{{.Newest}}</code></h2>
-<table class="patches">
-<thead><tr><th>patch</th><th>added</th><th>pins survived</th><th>at {{.Newest}}</th><th>obsoleted by</th><th>upstream</th><th>state</th><th>findings</th></tr></thead>
-<tbody>
-{{- range .Patches}}
-<tr><td><code>{{.File}}</code></td><td>{{.Added}}</td><td>{{.Pins}}</td><td>{{.Verdict}}</td><td>{{.ObsoletedBy}}</td><td>{{.Kind}}{{if .URL}} <a href="{{.URL}}">{{.Short}}</a>{{end}}</td><td>{{.State}}{{if .Note}}<br><small>{{.Note}}</small>{{end}}</td><td>{{range .Findings}}<div class="{{.Class}}" title="{{.Title}}">{{.Text}}</div>{{end}}</td></tr>
-{{- end}}
-</tbody>
-</table>
-{{- end}}{{end}}
-<p><small>Findings: <span class="droppable">droppable</span>: the newest release carries the change; <span class="finding">no upstream PR or issue</span>: an original change carried until someone forwards it (<code>patchkit forward</code>); <span class="finding">no PR</span>: only an issue; <span class="finding">PR closed unmerged</span>; <span class="finding">conflict</span>: it no longer applies at the newest release.</small></p>
-{{- if .Chart}}
-<h2>Carried patches over time</h2>
-{{.Chart}}
-{{- end}}
-</body>
-</html>
-`))
+<tbody>`
+
+const statusLegend = `
+<p><small>Findings: <span class="droppable">droppable</span>: the newest release carries the change; <span class="finding">no upstream PR or issue</span>: an original change carried until someone forwards it (<code>patchkit forward</code>); <span class="finding">no PR</span>: only an issue; <span class="finding">PR closed unmerged</span>; <span class="finding">conflict</span>: it no longer applies at the newest release.</small></p>`
+
+// writeStatusPage writes the page of data.
+func writeStatusPage(w io.Writer, d *statusPageData) error {
+	var b strings.Builder
+	t := func(s string) { b.WriteString(untrusted.HTMLPage(s)) }
+	n := func(i int) { b.WriteString(strconv.Itoa(i)) }
+	b.WriteString(statusHead)
+	t(d.Title)
+	b.WriteString(statusStyle)
+	t(d.Title)
+	b.WriteString("</h1>\n<p>")
+	t(d.Summary)
+	b.WriteString(statusUnitsHead)
+	for _, u := range d.Units {
+		b.WriteString("\n<tr><td><code>")
+		t(u.Dir)
+		if u.Error != "" {
+			b.WriteString(`</code></td><td colspan="4" class="finding">error: `)
+			t(u.Error)
+			b.WriteString("</td></tr>")
+			continue
+		}
+		b.WriteString("</code></td><td><code>")
+		t(u.Pin)
+		b.WriteString("</code></td><td><code>")
+		t(u.Newest)
+		b.WriteString("</code></td><td>")
+		n(u.Behind)
+		b.WriteString("</td><td>")
+		n(len(u.Patches))
+		b.WriteString("</td></tr>")
+	}
+	b.WriteString("\n</tbody>\n</table>")
+	for _, u := range d.Units {
+		if u.Error != "" {
+			continue
+		}
+		b.WriteString("\n<h2><code>")
+		t(u.Dir)
+		b.WriteString("</code>: <code>")
+		t(u.Pin)
+		b.WriteString("</code> → <code>")
+		t(u.Newest)
+		b.WriteString("</code></h2>\n<table class=\"patches\">\n<thead><tr><th>patch</th><th>added</th><th>pins survived</th><th>at ")
+		t(u.Newest)
+		b.WriteString("</th><th>obsoleted by</th><th>upstream</th><th>state</th><th>findings</th></tr></thead>\n<tbody>")
+		for _, p := range u.Patches {
+			b.WriteString("\n<tr><td><code>")
+			t(p.File)
+			b.WriteString("</code></td><td>")
+			t(p.Added)
+			b.WriteString("</td><td>")
+			n(p.Pins)
+			b.WriteString("</td><td>")
+			t(p.Verdict)
+			b.WriteString("</td><td>")
+			t(p.ObsoletedBy)
+			b.WriteString("</td><td>")
+			t(p.Kind)
+			if p.URL != "" {
+				b.WriteString(` <a href="`)
+				b.WriteString(untrusted.HTMLHref(p.URL))
+				b.WriteString(`">`)
+				t(p.Short)
+				b.WriteString("</a>")
+			}
+			b.WriteString("</td><td>")
+			t(p.State)
+			if p.Note != "" {
+				b.WriteString("<br><small>")
+				t(p.Note)
+				b.WriteString("</small>")
+			}
+			b.WriteString("</td><td>")
+			for _, f := range p.Findings {
+				b.WriteString(`<div class="`)
+				t(f.Class)
+				b.WriteString(`" title="`)
+				t(f.Title)
+				b.WriteString(`">`)
+				t(f.Text)
+				b.WriteString("</div>")
+			}
+			b.WriteString("</td></tr>")
+		}
+		b.WriteString("\n</tbody>\n</table>")
+	}
+	b.WriteString(statusLegend)
+	if d.Chart != "" {
+		b.WriteString("\n<h2>Carried patches over time</h2>\n")
+		b.WriteString(d.Chart)
+	}
+	b.WriteString("\n</body>\n</html>\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
 
 type htmlFinding struct{ Class, Text, Title string }
 
@@ -81,14 +162,17 @@ type htmlUnit struct {
 	Patches                 []htmlPatch
 }
 
+// statusPageData is what the page shows; Chart is markup (Chart's SVG).
+type statusPageData struct {
+	Title, Summary string
+	Units          []htmlUnit
+	Chart          string
+}
+
 func statusHTML(w io.Writer, r *status.Report) error {
 	md := StatusMarkdown(r)
 	summary, _, _ := strings.Cut(strings.TrimPrefix(md, "## "+StatusTitle+"\n\n"), "\n")
-	data := struct {
-		Title, Summary string
-		Units          []htmlUnit
-		Chart          template.HTML
-	}{Title: StatusTitle, Summary: summary, Chart: template.HTML(Chart(r))}
+	data := &statusPageData{Title: StatusTitle, Summary: summary, Chart: Chart(r)}
 	for _, u := range r.Units {
 		hu := htmlUnit{Dir: u.Dir, Pin: u.Pin, Newest: u.Newest, Behind: u.Behind, Error: Redact(u.Error)}
 		for _, p := range u.Patches {
@@ -118,7 +202,7 @@ func statusHTML(w io.Writer, r *status.Report) error {
 		}
 		data.Units = append(data.Units, hu)
 	}
-	return statusPage.Execute(w, data)
+	return writeStatusPage(w, data)
 }
 
 // findingShort names a finding in a table cell; findingText is its title.
@@ -187,10 +271,10 @@ func Chart(r *status.Report) string {
 			fmt.Fprintf(&d, " H%.1f V%.1f", x(ps[i].Time), y(ps[i].Count))
 		}
 		fmt.Fprintf(&d, " H%.1f", x(t1))
-		fmt.Fprintf(&b, `<path class="series" data-unit="%s" d="%s" fill="none" stroke="%s" stroke-width="%.1f"/>`+"\n", template.HTMLEscapeString(label), d.String(), color, width)
+		fmt.Fprintf(&b, `<path class="series" data-unit="%s" d="%s" fill="none" stroke="%s" stroke-width="%.1f"/>`+"\n", untrusted.HTMLEscape(label), d.String(), color, width)
 		ly := chartTop + 14*row
 		fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="%.1f"/>`+"\n", chartW-chartRight+10, ly, chartW-chartRight+24, ly, color, width)
-		fmt.Fprintf(&b, `<text x="%d" y="%d">%s</text>`+"\n", chartW-chartRight+28, ly+4, template.HTMLEscapeString(label))
+		fmt.Fprintf(&b, `<text x="%d" y="%d">%s</text>`+"\n", chartW-chartRight+28, ly+4, untrusted.HTMLEscape(label))
 	}
 	line(r.History, "#000", 2.5, "total", 0)
 	for i, u := range r.Units {

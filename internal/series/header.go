@@ -3,7 +3,6 @@ package series
 import (
 	"bytes"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/patchkit/patchkit/internal/diag"
+	"github.com/patchkit/patchkit/internal/lazyre"
 )
 
 // Origin kinds, as DEP-3 names them.
@@ -38,52 +38,52 @@ const (
 
 var (
 	// fieldRe is a "Key: value" line; the value may be empty.
-	fieldRe = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9_-]*):(?:[ \t]+(.*)|[ \t]*)$`)
+	fieldRe = lazyre.New(`^([A-Za-z][A-Za-z0-9_-]*):(?:[ \t]+(.*)|[ \t]*)$`)
 	// mboxFromRe is the first line of a git format-patch mail.
-	mboxFromRe = regexp.MustCompile(`^From [0-9a-fA-F]{7,64} `)
+	mboxFromRe = lazyre.New(`^From [0-9a-fA-F]{7,64} `)
 	// hexIDRe is an abbreviated or full commit id.
-	hexIDRe = regexp.MustCompile(`^[0-9a-fA-F]{7,40}$`)
+	hexIDRe = lazyre.New(`^[0-9a-fA-F]{7,40}$`)
 	// keywordRe is a word that can only be an Origin kind, never a reference.
-	keywordRe = regexp.MustCompile(`^[A-Za-z][A-Za-z_-]*$`)
+	keywordRe = lazyre.New(`^[A-Za-z][A-Za-z_-]*$`)
 	// cherryPickedRe is the line `git cherry-pick -x` adds.
-	cherryPickedRe = regexp.MustCompile(`(?i)\(cherry[ -]picked from commit ([0-9a-f]{7,40})\)`)
+	cherryPickedRe = lazyre.New(`(?i)\(cherry[ -]picked from commit ([0-9a-f]{7,40})\)`)
 	// commitUpstreamRe is the Linux stable style: "commit <id> upstream." at
 	// the start of a line, or "[ Upstream commit <id> ]".
-	commitUpstreamRe = regexp.MustCompile(`(?i)^(?:commit ([0-9a-f]{7,40}) upstream\b|\[ *upstream commit ([0-9a-f]{7,40}) *\])`)
+	commitUpstreamRe = lazyre.New(`(?i)^(?:commit ([0-9a-f]{7,40}) upstream\b|\[ *upstream commit ([0-9a-f]{7,40}) *\])`)
 	// upstreamStatusRe is the Yocto "Upstream-Status: Backport [<ref>]".
-	upstreamStatusRe = regexp.MustCompile(`(?i)^backport\b\s*(?:\[([^\]]*)\])?`)
+	upstreamStatusRe = lazyre.New(`(?i)^backport\b\s*(?:\[([^\]]*)\])?`)
 	// commitURLRes find the commit id in the URLs of the usual forges:
 	// GitHub .../commit/<id> and .../pull/N/commits/<id>, GitLab
 	// .../-/commit/<id>, Bitbucket .../commits/<id>, cgit ?id=<id>, gitweb
 	// ;h=<id>, Gerrit/Gitiles .../+/<id>.
-	commitURLRes = []*regexp.Regexp{
-		regexp.MustCompile(`/commits?/([0-9a-fA-F]{7,40})(?:[/?#.]|$)`),
-		regexp.MustCompile(`[?&;](?:id|h)=([0-9a-fA-F]{7,40})(?:[&;#]|$)`),
-		regexp.MustCompile(`/\+/([0-9a-fA-F]{7,40})(?:[/?#^]|$)`),
+	commitURLRes = []*lazyre.Regexp{
+		lazyre.New(`/commits?/([0-9a-fA-F]{7,40})(?:[/?#.]|$)`),
+		lazyre.New(`[?&;](?:id|h)=([0-9a-fA-F]{7,40})(?:[&;#]|$)`),
+		lazyre.New(`/\+/([0-9a-fA-F]{7,40})(?:[/?#^]|$)`),
 	}
 	// prURLRe is a pull request (GitHub) or merge request (GitLab) URL:
 	// the repository URL and the number.
-	prURLRe = regexp.MustCompile(`^(https?://[^/\s]+/[^\s]+?)/(?:pull|-/merge_requests)/([0-9]+)(?:[/?#]|$)`)
+	prURLRe = lazyre.New(`^(https?://[^/\s]+/[^\s]+?)/(?:pull|-/merge_requests)/([0-9]+)(?:[/?#]|$)`)
 	// shortPRRe is GitHub's "owner/repo#N" shorthand.
-	shortPRRe = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9-]*)/([A-Za-z0-9._-]+)#([0-9]+)$`)
+	shortPRRe = lazyre.New(`^([A-Za-z0-9][A-Za-z0-9-]*)/([A-Za-z0-9._-]+)#([0-9]+)$`)
 	// hashPRRe is a bare "#N".
-	hashPRRe = regexp.MustCompile(`^#([0-9]+)$`)
+	hashPRRe = lazyre.New(`^#([0-9]+)$`)
 	// proseRes are the prose lines that name the upstream change, each
 	// with the source it fills Origin.Source with; a "# " comment prefix
 	// (shell-style headers) is allowed. The reference is read by splitRef.
 	proseRes = []struct {
-		re     *regexp.Regexp
+		re     *lazyre.Regexp
 		source string
 	}{
-		{regexp.MustCompile(`(?i)^(?:#\s*)?backport(?:ed)?\s+(?:of|from)\s*:?\s+(.+)$`), SourceBackportProse},
-		{regexp.MustCompile(`(?i)^(?:#\s*)?upstream\s+(?:pr|pull request|merge request|commit)s?\s*:?\s+(.+)$`), SourceUpstreamPR},
-		{regexp.MustCompile(`(?i)^(?:#\s*)?cherry[ -]picked\s+from\s*:?\s+(.+)$`), SourceCherryFrom},
+		{lazyre.New(`(?i)^(?:#\s*)?backport(?:ed)?\s+(?:of|from)\s*:?\s+(.+)$`), SourceBackportProse},
+		{lazyre.New(`(?i)^(?:#\s*)?upstream\s+(?:pr|pull request|merge request|commit)s?\s*:?\s+(.+)$`), SourceUpstreamPR},
+		{lazyre.New(`(?i)^(?:#\s*)?cherry[ -]picked\s+from\s*:?\s+(.+)$`), SourceCherryFrom},
 	}
 	// fixesPRRe is "Fixes upstream PR #N" or "Ref upstream PR #N" anywhere in a line.
-	fixesPRRe = regexp.MustCompile(`(?i)\b(?:fix(?:es|ed)?|refs?|see|backports?)\s+upstream\s+(?:pr|pull request)\s+#([0-9]+)\b`)
+	fixesPRRe = lazyre.New(`(?i)\b(?:fix(?:es|ed)?|refs?|see|backports?)\s+upstream\s+(?:pr|pull request)\s+#([0-9]+)\b`)
 	// patchTagRe is the "[PATCH v2 1/3]" or "[RFC]" tags git format-patch
 	// puts before a subject.
-	patchTagRe = regexp.MustCompile(`^(?:\s*\[(?i:PATCH|RFC)[^\]]*\])+\s*`)
+	patchTagRe = lazyre.New(`^(?:\s*\[(?i:PATCH|RFC)[^\]]*\])+\s*`)
 )
 
 // originCandidate is a commit or pull request found by a dialect other than

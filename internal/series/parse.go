@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/bluekeyes/go-gitdiff/gitdiff"
 
 	"github.com/patchkit/patchkit/internal/diag"
+	"github.com/patchkit/patchkit/internal/lazyre"
 )
 
 // Parse parses one patch file: path names it in messages (Patch.Path) and
@@ -209,7 +209,7 @@ func isNoNewlineMarker(l string) bool { return len(l) >= 12 && l[:2] == "\\ " }
 
 // gitdiffLineRe reads the line go-gitdiff puts in its errors; it counts from
 // the first line it was given.
-var gitdiffLineRe = regexp.MustCompile(`(?s)^gitdiff: line (\d+): (.*)$`)
+var gitdiffLineRe = lazyre.New(`(?s)^gitdiff: line (\d+): (.*)$`)
 
 // gitdiffError turns a go-gitdiff error into an InputError whose line counts
 // from the start of the file; start is the number of lines before the bytes

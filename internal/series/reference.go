@@ -36,10 +36,10 @@ package series
 import (
 	"bytes"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/patchkit/patchkit/internal/diag"
+	"github.com/patchkit/patchkit/internal/lazyre"
 )
 
 // The header fields of a reference file.
@@ -72,7 +72,7 @@ type Reference struct {
 	FileSize int
 }
 
-var fullIDRe = regexp.MustCompile(`^[0-9a-fA-F]{40}$`)
+var fullIDRe = lazyre.New(`^[0-9a-fA-F]{40}$`)
 
 // parseReference reads the Reference and Patch-Id fields of a header;
 // hasDiff says whether the file has a diff after it. It returns nil, nil

@@ -19,6 +19,7 @@ import (
 
 	"github.com/patchkit/patchkit/internal/diag"
 	"github.com/patchkit/patchkit/internal/image/caps"
+	"github.com/patchkit/patchkit/internal/lazyre"
 	"github.com/patchkit/patchkit/internal/stamp/expr"
 	"github.com/patchkit/patchkit/internal/tree"
 )
@@ -239,8 +240,8 @@ var allowed = map[string][]string{
 var (
 	builders     = []string{"auto", "buildah", "docker", "native"}
 	stampFormats = []string{"tag@digest", "digest", "ref", "split"}
-	fullCommit   = regexp.MustCompile(`^[0-9a-f]{40}$`)
-	nameRE       = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
+	fullCommit   = lazyre.New(`^[0-9a-f]{40}$`)
+	nameRE       = lazyre.New(`^[a-z0-9][a-z0-9._-]*$`)
 )
 
 // Path returns the spec path of image name in images/, relative to the root.
@@ -340,7 +341,7 @@ func loadReader(r io.Reader, root string, u Unit) (*Spec, error) {
 	return s, nil
 }
 
-var yamlLine = regexp.MustCompile(`line (\d+): `)
+var yamlLine = lazyre.New(`line (\d+): `)
 
 func yamlError(file string, err error) error {
 	msg := err.Error()
@@ -669,7 +670,7 @@ func (s *Spec) validateContext() error {
 	return nil
 }
 
-var argRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var argRE = lazyre.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // ContextDir is the build context relative to the root when build.context
 // is unit, and "" when the context is the patched tree.
@@ -780,7 +781,7 @@ func IsCommitID(ref string) bool { return fullCommit.MatchString(ref) }
 // abbreviated one (7 to 39 hex digits) that upstream resolves uniquely.
 func IsCommitPin(ref string) bool { return abbrevCommit.MatchString(ref) }
 
-var abbrevCommit = regexp.MustCompile(`^[0-9a-f]{7,40}$`)
+var abbrevCommit = lazyre.New(`^[0-9a-f]{7,40}$`)
 
 func isHex(s string) bool {
 	for _, c := range s {

@@ -3,12 +3,12 @@ package stamp
 import (
 	"bytes"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/patchkit/patchkit/internal/lazyre"
 	"github.com/patchkit/patchkit/internal/stamp/expr"
 )
 
@@ -326,7 +326,7 @@ func plainKeyEnd(s string) int {
 	return -1
 }
 
-var propsRE = regexp.MustCompile(`^(?:[&!][^ \t]*[ \t]+)*`)
+var propsRE = lazyre.New(`^(?:[&!][^ \t]*[ \t]+)*`)
 
 // valueText is a value's text on its key's line: without the comment and
 // without node properties (anchor, tag) when nothing else follows them.
@@ -407,8 +407,8 @@ func (d *doc) skipFlow(i, at int) (int, error) {
 }
 
 var (
-	yamlLineRE      = regexp.MustCompile(`line (\d+)`)
-	unknownAnchorRE = regexp.MustCompile(`unknown anchor '([^']*)' referenced`)
+	yamlLineRE      = lazyre.New(`line (\d+)`)
+	unknownAnchorRE = lazyre.New(`unknown anchor '([^']*)' referenced`)
 )
 
 // parseSnippet parses the snippet's lines with yaml.v3; an error names

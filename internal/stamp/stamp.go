@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/patchkit/patchkit/internal/diag"
+	"github.com/patchkit/patchkit/internal/lazyre"
 	"github.com/patchkit/patchkit/internal/series"
 	"github.com/patchkit/patchkit/internal/spec"
 	"github.com/patchkit/patchkit/internal/stamp/expr"
@@ -29,7 +29,7 @@ const (
 // ErrBadDigest is wrapped by the error for a digest that is not sha256:<64 hex>.
 var ErrBadDigest = errors.New("not a sha256 digest")
 
-var digestRE = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+var digestRE = lazyre.New(`^sha256:[0-9a-f]{64}$`)
 
 // CheckDigest returns an error wrapping ErrBadDigest unless d is
 // sha256:<64 lower-case hex digits>.

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/patchkit/patchkit/internal/buildfile"
+	"github.com/patchkit/patchkit/internal/lazyre"
 	"github.com/patchkit/patchkit/internal/spec"
 )
 
@@ -40,7 +40,7 @@ func (p SpecPin) Move(newRef string) (string, []byte, error) {
 	return p.Spec.File, out, nil
 }
 
-var yamlValueRe = regexp.MustCompile(`^(\s*(?:-\s+)?)([A-Za-z0-9_.-]+)(\s*:\s*)("(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^\s#]+)(.*)$`)
+var yamlValueRe = lazyre.New(`^(\s*(?:-\s+)?)([A-Za-z0-9_.-]+)(\s*:\s*)("(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^\s#]+)(.*)$`)
 
 // SetYAMLValue returns data with the scalar value of key on line (1-based)
 // replaced by value, in the same quoting style, every other byte kept.

@@ -6,10 +6,10 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/patchkit/patchkit/internal/apply"
+	"github.com/patchkit/patchkit/internal/lazyre"
 	"github.com/patchkit/patchkit/internal/series"
 	"github.com/patchkit/patchkit/internal/tree"
 )
@@ -136,9 +136,9 @@ var knownFields = map[string]bool{
 
 var (
 	// commitishKeyRe is a field name that reads like a reference to a commit.
-	commitishKeyRe = regexp.MustCompile(`(?i)commit|cherry|backport|upstream|origin|sha|hash|revision|^rev$|applied|landed|merged|patch-?id`)
+	commitishKeyRe = lazyre.New(`(?i)commit|cherry|backport|upstream|origin|sha|hash|revision|^rev$|applied|landed|merged|patch-?id`)
 	// commitishValueRe finds a commit URL or a bare commit id in a value.
-	commitishValueRe = regexp.MustCompile(`(?i)/commits?/[0-9a-f]{7,40}\b|(?:^|[\s:(\[])[0-9a-f]{12,40}(?:$|[\s.,;)\]])`)
+	commitishValueRe = lazyre.New(`(?i)/commits?/[0-9a-f]{7,40}\b|(?:^|[\s:(\[])[0-9a-f]{12,40}(?:$|[\s.,;)\]])`)
 )
 
 // checkHeaders runs the header check on every usable patch.
