@@ -41,7 +41,7 @@ type packSet struct {
 	budget, held int
 	br           *bufio.Reader
 	zr           io.ReadCloser
-	delta        []byte   // the current delta's instructions, reused
+	delta        []byte    // the current delta's instructions, reused
 	pool         *blobPool // where buffers come from, and bases' go back to
 	stats        packStats
 }
