@@ -329,3 +329,24 @@ func FuzzApplyDelta(f *testing.F) {
 		}
 	})
 }
+
+// TestWalkTruncatedPack: Materialize from a cache whose pack is cut short
+// inside a blob of the tree is a cache fault, and writes nothing.
+func TestWalkTruncatedPack(t *testing.T) {
+	r := deltaRepo(t, false)
+	c := open(t, t.TempDir(), r.URL())
+	id := treeBlobs(t, r, "v0")["d1/f04.txt"]
+	pack, off, size := packEntry(t, c.Path(), id.String())
+	if err := os.Truncate(pack, off+size/2); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	err := c.Materialize(context.Background(), "v0", out)
+	var cf *CacheFaultError
+	if !errors.As(err, &cf) {
+		t.Fatalf("Materialize() on a truncated pack = %v, want a *CacheFaultError", err)
+	}
+	if _, err := os.Lstat(out); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("Materialize() that failed left %s (%v)", out, err)
+	}
+}
