@@ -232,6 +232,13 @@ func (ps *packSet) locate(h plumbing.Hash) (packKey, bool) {
 // errBadPack is a pack entry that does not parse.
 var errBadPack = errors.New("malformed pack entry")
 
+// errTooLarge is an object, or a delta, larger than a packSet reads whole
+// (packReadLimit): go-git streams it instead.
+var errTooLarge = errors.New("too large to read whole")
+
+// packReadLimit is the largest object or delta a packSet reads whole.
+var packReadLimit int64 = maxObjectBuffer
+
 // header reads the entry header at k.
 func (ps *packSet) header(k packKey) (*packNode, error) {
 	pf := ps.packs[k.pack]
@@ -399,8 +406,8 @@ func (ps *packSet) produce(n *packNode) ([]byte, error) {
 	}
 	cur := b.content
 	if cur == nil {
-		if b.size > maxObjectBuffer {
-			return nil, fmt.Errorf("object of %d bytes is too large to read whole", b.size)
+		if b.size > packReadLimit {
+			return nil, fmt.Errorf("object of %d bytes: %w", b.size, errTooLarge)
 		}
 		cur = ps.alloc(int(b.size))
 		if err := ps.inflate(ps.packs[b.pack], b.data, cur); err != nil {
@@ -414,8 +421,8 @@ func (ps *packSet) produce(n *packNode) ([]byte, error) {
 	}
 	for i := len(chain) - 1; i >= 0; i-- {
 		d, base := chain[i], b
-		if d.size > maxObjectBuffer {
-			return nil, fmt.Errorf("delta of %d bytes is too large to read whole", d.size)
+		if d.size > packReadLimit {
+			return nil, fmt.Errorf("delta of %d bytes: %w", d.size, errTooLarge)
 		}
 		if cap(ps.delta) < int(d.size) {
 			ps.delta = make([]byte, d.size)
@@ -517,8 +524,11 @@ func (ps *packSet) applyDelta(base, delta []byte) ([]byte, error) {
 		return bad("base size does not match")
 	}
 	dst, delta, ok := deltaSize(delta)
-	if !ok || dst > maxObjectBuffer {
+	if !ok {
 		return bad("target size")
+	}
+	if dst > uint64(packReadLimit) {
+		return nil, fmt.Errorf("delta target of %d bytes: %w", dst, errTooLarge)
 	}
 	out := ps.alloc(int(dst))
 	w := 0

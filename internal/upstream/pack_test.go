@@ -350,3 +350,30 @@ func TestWalkTruncatedPack(t *testing.T) {
 		t.Errorf("Materialize() that failed left %s (%v)", out, err)
 	}
 }
+
+// TestWalkLargeObjectsThroughGoGit: objects larger than a packSet reads
+// whole are read through go-git, and the walk still gives every file.
+func TestWalkLargeObjectsThroughGoGit(t *testing.T) {
+	r := deltaRepo(t, false)
+	c := open(t, t.TempDir(), r.URL())
+	defer func(l int64) { packReadLimit = l }(packReadLimit)
+	packReadLimit = 100 // below every blob of the fixture
+	snap, err := c.Source("v0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blobs := treeBlobs(t, r, "v0")
+	n := 0
+	if err := snap.Walk(func(p string, f *tree.File) error {
+		n++
+		if want := r.Git("cat-file", "blob", blobs[p].String()); strings.TrimSuffix(string(f.Data), "\n") != want {
+			t.Errorf("Walk gave %s = %q, want %q", p, f.Data, want)
+		}
+		return nil
+	}); err != nil {
+		t.Fatalf("Walk() = %v", err)
+	}
+	if n != len(blobs) {
+		t.Errorf("Walk gave %d files, want %d", n, len(blobs))
+	}
+}

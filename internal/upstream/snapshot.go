@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -212,6 +213,11 @@ func (s *Snapshot) walkTree(ps *packSet, h plumbing.Hash) (*object.Tree, error) 
 			if err == nil {
 				typ, data, _, err = ps.read(k, h)
 			}
+			if errors.Is(err, errTooLarge) {
+				s.mu.Lock()
+				defer s.mu.Unlock()
+				return readTree(s.st, h)
+			}
 			if err == nil && typ != plumbing.TreeObject {
 				err = plumbing.ErrObjectNotFound
 			}
@@ -262,6 +268,9 @@ func (s *Snapshot) packedFile(ps *packSet, e *walkEntry) (*tree.File, error) {
 		return &tree.File{Mode: mode, Data: data}, nil
 	}
 	typ, data, owned, err := ps.read(e.key, e.e.Hash)
+	if errors.Is(err, errTooLarge) {
+		return s.file(&e.e, false)
+	}
 	if err == nil && typ != plumbing.BlobObject {
 		err = plumbing.ErrObjectNotFound
 	}
