@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -72,7 +73,11 @@ type packNode struct {
 	out     bool                // handed out: its buffer is never reused
 	done    bool                // decoded at least once
 	checked bool                // its content (kept) hashed to its id
-	planned bool                // its chain is planned (false: a cycle)
+	off     int64               // its offset in its pack
+	// want is set on the objects a forest walk hands out, with their id.
+	want    bool
+	id      plumbing.Hash
+	planned bool // its chain is planned (false: a cycle)
 }
 
 // packFile is one pack and its index, mapped read-only.
@@ -260,7 +265,7 @@ func (ps *packSet) header(k packKey) (*packNode, error) {
 		return b[i-1], true
 	}
 	c, _ := next()
-	node := &packNode{typ: plumbing.ObjectType((c >> 4) & 7), size: int64(c & 15), pack: k.pack}
+	node := &packNode{typ: plumbing.ObjectType((c >> 4) & 7), size: int64(c & 15), pack: k.pack, off: k.off}
 	for shift := 4; c&0x80 != 0; shift += 7 {
 		var ok bool
 		if c, ok = next(); !ok || shift > 56 {
@@ -368,6 +373,109 @@ func (ps *packSet) read(k packKey, id plumbing.Hash) (t plumbing.ObjectType, dat
 		ps.drop(n)
 	}
 	return n.otype, data, fresh && n.content == nil, nil
+}
+
+// forest decodes every planned object once, depth-first from the full
+// object at the bottom of each chain (in pack order) through the deltas
+// based on it, the way git's index-pack resolves a pack: only the objects
+// on the path from the bottom to the delta at hand are held, whatever the
+// budget. Each object marked want is hashed against its id and handed to
+// emit; reusable says nothing reads data after emit returns (the object is
+// no delta's base), so its buffer may serve again. On an object that does
+// not decode or hash, forest returns it (or, for a base, the first wanted
+// object built on it) with the error; an error of emit comes back as is
+// with a nil object.
+func (ps *packSet) forest(emit func(n *packNode, data []byte, reusable bool) error) (*packNode, error) {
+	children := map[*packNode][]*packNode{}
+	var roots []*packNode
+	for _, n := range ps.nodes {
+		if !isDelta(n.typ) {
+			roots = append(roots, n)
+			continue
+		}
+		b := ps.nodes[n.base]
+		if b == nil {
+			return ps.wanted(n, children), fmt.Errorf("%w: delta base at offset %d was not planned", errBadPack, n.base.off)
+		}
+		children[b] = append(children[b], n)
+	}
+	byOffset := func(ns []*packNode) {
+		sort.Slice(ns, func(i, j int) bool {
+			if ns[i].pack != ns[j].pack {
+				return ns[i].pack < ns[j].pack
+			}
+			return ns[i].off < ns[j].off
+		})
+	}
+	byOffset(roots)
+	var visit func(n *packNode, data []byte) (*packNode, error)
+	visit = func(n *packNode, data []byte) (*packNode, error) {
+		kids := children[n]
+		if n.want {
+			if hashObject(n.otype, data) != n.id {
+				return n, errHashMismatch
+			}
+			ps.stats.hashed++
+			if err := emit(n, data, len(kids) == 0); err != nil {
+				return nil, err
+			}
+		}
+		byOffset(kids)
+		for _, c := range kids {
+			if c.size > packReadLimit {
+				return ps.wanted(c, children), fmt.Errorf("delta of %d bytes: %w", c.size, errTooLarge)
+			}
+			if cap(ps.delta) < int(c.size) {
+				ps.delta = make([]byte, c.size)
+			}
+			delta := ps.delta[:c.size]
+			if err := ps.inflate(ps.packs[c.pack], c.data, delta); err != nil {
+				return ps.wanted(c, children), err
+			}
+			out, err := ps.applyDelta(data, delta)
+			if err != nil {
+				return ps.wanted(c, children), err
+			}
+			ps.stats.decoded++
+			c.otype = n.otype
+			if bad, err := visit(c, out); err != nil {
+				return bad, err
+			}
+		}
+		if !n.want {
+			ps.recycle(data)
+		}
+		return nil, nil
+	}
+	for _, r := range roots {
+		if r.size > packReadLimit {
+			return ps.wanted(r, children), fmt.Errorf("object of %d bytes: %w", r.size, errTooLarge)
+		}
+		data := ps.alloc(int(r.size))
+		if err := ps.inflate(ps.packs[r.pack], r.data, data); err != nil {
+			return ps.wanted(r, children), err
+		}
+		ps.stats.decoded++
+		r.otype = r.typ
+		if bad, err := visit(r, data); err != nil {
+			return bad, err
+		}
+	}
+	return nil, nil
+}
+
+// wanted is n if the walk wants it, else the first wanted object built on
+// it (n itself when none is).
+func (ps *packSet) wanted(n *packNode, children map[*packNode][]*packNode) *packNode {
+	if n.want {
+		return n
+	}
+	for _, c := range children[n] {
+		if w := ps.wanted(c, children); w.want {
+			return w
+		}
+	}
+	return n
 }
 
 // skip gives up one planned use of k (the walk had the object already):

@@ -377,3 +377,57 @@ func TestWalkLargeObjectsThroughGoGit(t *testing.T) {
 		t.Errorf("Walk gave %d files, want %d", n, len(blobs))
 	}
 }
+
+// TestPackSetForest: a forest walk hands out every wanted blob once, as
+// git's cat-file gives it, decoding each planned object exactly once
+// (whatever the budget: it keeps no base beyond the chain at hand) and
+// hashing each wanted object once; a blob no delta is based on is the
+// only kind whose buffer may serve again.
+func TestPackSetForest(t *testing.T) {
+	for _, ref := range []bool{false, true} {
+		t.Run(fmt.Sprintf("ref-delta=%v", ref), func(t *testing.T) {
+			r := deltaRepo(t, ref)
+			ps, err := openPacks(filepath.Join(r.Dir, ".git"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ps.close()
+			ps.budget = 0
+			want := map[plumbing.Hash]bool{}
+			for _, id := range treeBlobs(t, r, "v0") {
+				k, _ := ps.locate(id)
+				if err := ps.plan(k); err != nil {
+					t.Fatal(err)
+				}
+				ps.nodes[k].want, ps.nodes[k].id = true, id
+				want[id] = true
+			}
+			got := map[plumbing.Hash]int{}
+			bad, err := ps.forest(func(n *packNode, data []byte, reusable bool) error {
+				got[n.id]++
+				if w := r.Git("cat-file", "blob", n.id.String()); strings.TrimSuffix(string(data), "\n") != w {
+					t.Errorf("forest gave %s = %q, want %q", n.id, data, w)
+				}
+				based := false
+				for _, m := range ps.nodes {
+					based = based || (isDelta(m.typ) && ps.nodes[m.base] == n)
+				}
+				if reusable == based {
+					t.Errorf("%s: reusable = %v, but it is a delta base: %v", n.id, reusable, based)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatalf("forest() = %v at %v", err, bad)
+			}
+			for id := range want {
+				if got[id] != 1 {
+					t.Errorf("%s handed out %d times, want once", id, got[id])
+				}
+			}
+			if ps.stats.decoded != len(ps.nodes) || ps.stats.hashed != len(want) {
+				t.Errorf("decoded %d objects for %d planned, hashed %d for %d wanted: want each once", ps.stats.decoded, len(ps.nodes), ps.stats.hashed, len(want))
+			}
+		})
+	}
+}

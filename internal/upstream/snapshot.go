@@ -98,13 +98,16 @@ func (s *Snapshot) IsDir(p string) (bool, error) {
 	return e.Mode == filemode.Dir, nil
 }
 
-// Walk implements tree.Walker: every file, symlink and submodule, in git's
-// tree order. fn may call Read.
+// Walk implements tree.Walker: every file, symlink and submodule, in no
+// particular order: first those the packs do not hold or the memo has,
+// then the packed blobs in the order their delta chains give. fn may call
+// Read.
 //
-// The blobs are read through a packSet planned for the whole walk (see
-// packSet): each delta base is decoded once and each blob hashed once.
-// Blobs no pack holds (loose objects), and every blob when the packs
-// cannot be opened, are read through go-git as Read does.
+// The packed blobs are read through a packSet (see packSet.forest): each
+// object of their delta chains is decoded once, only the chain at hand is
+// held, and each blob is hashed once. Blobs no pack holds (loose
+// objects), and every blob when the packs cannot be opened, are read
+// through go-git as Read does.
 func (s *Snapshot) Walk(fn func(p string, f *tree.File) error) error {
 	var ps *packSet
 	if s.repo != "" {
@@ -123,55 +126,118 @@ func (s *Snapshot) Walk(fn func(p string, f *tree.File) error) error {
 	if err := s.collect(ps, "", s.root, &files); err != nil {
 		return s.c.objectFault(err)
 	}
+	byNode := map[*packNode][]int{}
 	if ps != nil {
-		ps.budget = walkBudget(files)
+		ps.nodes = map[packKey]*packNode{} // the trees' chains are done with
 		for i := range files {
 			e := &files[i]
-			if !e.blob() {
+			if !e.blob() || s.memoed(e) {
 				continue
 			}
 			if k, ok := ps.locate(e.e.Hash); ok {
 				if err := ps.plan(k); err != nil {
 					return s.c.objectFault(fmt.Errorf("reading %s at %s: %w", e.p, s.commit, &objectError{e.e.Hash, err}))
 				}
-				e.key, e.packed = k, true
+				n := ps.nodes[k]
+				n.want, n.id = true, e.e.Hash
+				byNode[n] = append(byNode[n], i)
+				e.packed = true
 			}
 		}
 	}
 	for i := range files {
-		e := &files[i]
-		var f *tree.File
-		var err error
-		if e.packed {
-			f, err = s.packedFile(ps, e)
-		} else {
-			f, err = s.file(&e.e, false)
+		if e := &files[i]; !e.packed {
+			if err := s.walkFile(e, fn); err != nil {
+				return err
+			}
 		}
+	}
+	if len(byNode) == 0 {
+		return nil
+	}
+	bad, err := ps.forest(func(n *packNode, data []byte, reusable bool) error {
+		if n.otype != plumbing.BlobObject {
+			return &objectError{n.id, plumbing.ErrObjectNotFound}
+		}
+		for _, i := range byNode[n] {
+			e := &files[i]
+			mode, err := fileMode(e.e.Mode)
+			if err != nil {
+				return fmt.Errorf("reading %s at %s: %w", e.p, s.commit, err)
+			}
+			f := &tree.File{Mode: mode, Data: data}
+			if reusable && len(byNode[n]) == 1 {
+				s.pool.own(f)
+			}
+			e.packed = false // done
+			if err := fn(e.p, f); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if errors.Is(err, errTooLarge) {
+		// An object too large to read whole: go-git reads the rest.
+		for i := range files {
+			if e := &files[i]; e.packed {
+				if err := s.walkFile(e, fn); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	if err != nil && bad != nil {
+		p := "an object"
+		if is := byNode[bad]; len(is) > 0 {
+			p = files[is[0]].p
+		}
+		return s.c.objectFault(fmt.Errorf("reading %s at %s: %w", p, s.commit, &objectError{bad.id, err}))
+	}
+	var oe *objectError
+	if errors.As(err, &oe) {
+		return s.c.objectFault(err)
+	}
+	return err
+}
+
+// memoed reports whether the memo holds e's blob (Read verified it).
+func (s *Snapshot) memoed(e *walkEntry) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.c.memo.blobs[e.e.Hash]
+	return ok
+}
+
+// walkFile reads e through the memo or go-git and gives it to fn.
+func (s *Snapshot) walkFile(e *walkEntry, fn func(p string, f *tree.File) error) error {
+	s.mu.Lock()
+	data, ok := s.c.memo.blobs[e.e.Hash]
+	s.mu.Unlock()
+	if ok && e.blob() {
+		mode, err := fileMode(e.e.Mode)
 		if err != nil {
 			return s.c.objectFault(fmt.Errorf("reading %s at %s: %w", e.p, s.commit, err))
 		}
-		if err := fn(e.p, f); err != nil {
-			return err
-		}
+		return fn(e.p, &tree.File{Mode: mode, Data: data})
 	}
-	return nil
+	f, err := s.file(&e.e, false)
+	if err != nil {
+		return s.c.objectFault(fmt.Errorf("reading %s at %s: %w", e.p, s.commit, err))
+	}
+	return fn(e.p, f)
 }
 
-// walkEntry is one file of a walk: its path and tree entry, and where a
-// pack holds its blob.
+// walkEntry is one file of a walk: its path and tree entry, and whether
+// the walk reads its blob from the packs (until it has).
 type walkEntry struct {
 	p      string
 	e      object.TreeEntry
-	key    packKey
 	packed bool
 }
 
 // blob reports whether the entry's content is a blob to read.
 func (w *walkEntry) blob() bool { return w.e.Mode != filemode.Submodule }
-
-// walkBudget is what a walk's packSet may keep of decoded bases: the
-// default, or less for a small tree (never more than it needs).
-func walkBudget(files []walkEntry) int { return defaultPackBudget }
 
 // collect appends the files of tree h (at prefix) to files, in git's tree
 // order.
@@ -251,37 +317,6 @@ func memoTree(h plumbing.Hash, entries map[string]object.TreeEntry) *object.Tree
 	}
 	sort.Slice(t.Entries, func(i, j int) bool { return key(t.Entries[i]) < key(t.Entries[j]) })
 	return t
-}
-
-// packedFile reads the blob of e through ps, or takes it from the cache's
-// memo of verified blobs.
-func (s *Snapshot) packedFile(ps *packSet, e *walkEntry) (*tree.File, error) {
-	mode, err := fileMode(e.e.Mode)
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	data, ok := s.c.memo.blobs[e.e.Hash]
-	s.mu.Unlock()
-	if ok {
-		ps.skip(e.key)
-		return &tree.File{Mode: mode, Data: data}, nil
-	}
-	typ, data, owned, err := ps.read(e.key, e.e.Hash)
-	if errors.Is(err, errTooLarge) {
-		return s.file(&e.e, false)
-	}
-	if err == nil && typ != plumbing.BlobObject {
-		err = plumbing.ErrObjectNotFound
-	}
-	if err != nil {
-		return nil, &objectError{e.e.Hash, err}
-	}
-	f := &tree.File{Mode: mode, Data: data}
-	if owned {
-		s.pool.own(f)
-	}
-	return f, nil
 }
 
 func dirName(p string) string {
