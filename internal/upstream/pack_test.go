@@ -51,6 +51,17 @@ func deltaRepo(t *testing.T, ref bool) *gittest.Repo {
 	return r
 }
 
+// repoPacks opens the packs of r, closed when the test ends.
+func repoPacks(t *testing.T, r *gittest.Repo) *packSet {
+	t.Helper()
+	ps, err := openPacks(filepath.Join(r.Dir, ".git"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(ps.close)
+	return ps
+}
+
 // treeBlobs lists the blobs of the tree of rev, by path.
 func treeBlobs(t *testing.T, r *gittest.Repo, rev string) map[string]plumbing.Hash {
 	t.Helper()
@@ -73,11 +84,7 @@ func TestPackSetResolvesEachBaseOnce(t *testing.T) {
 	for _, ref := range []bool{false, true} {
 		t.Run(fmt.Sprintf("ref-delta=%v", ref), func(t *testing.T) {
 			r := deltaRepo(t, ref)
-			ps, err := openPacks(filepath.Join(r.Dir, ".git"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ps.close()
+			ps := repoPacks(t, r)
 			blobs := treeBlobs(t, r, "v0")
 			keys := map[string]packKey{}
 			for p, id := range blobs {
@@ -130,11 +137,7 @@ func TestPackSetResolvesEachBaseOnce(t *testing.T) {
 // right; shared bases are then decoded again.
 func TestPackSetWithoutBudget(t *testing.T) {
 	r := deltaRepo(t, false)
-	ps, err := openPacks(filepath.Join(r.Dir, ".git"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ps.close()
+	ps := repoPacks(t, r)
 	ps.budget = 0
 	blobs := treeBlobs(t, r, "v0")
 	for _, id := range blobs {
@@ -387,11 +390,7 @@ func TestPackSetForest(t *testing.T) {
 	for _, ref := range []bool{false, true} {
 		t.Run(fmt.Sprintf("ref-delta=%v", ref), func(t *testing.T) {
 			r := deltaRepo(t, ref)
-			ps, err := openPacks(filepath.Join(r.Dir, ".git"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ps.close()
+			ps := repoPacks(t, r)
 			ps.budget = 0
 			want := map[plumbing.Hash]bool{}
 			for _, id := range treeBlobs(t, r, "v0") {
