@@ -224,8 +224,12 @@ func (pf *packFile) offset(i int) int64 {
 	return int64(off)
 }
 
-// locate returns where object h is stored; ok is false when no pack holds it.
+// locate returns where object h is stored; ok is false when no pack holds
+// it (or ps is nil).
 func (ps *packSet) locate(h plumbing.Hash) (packKey, bool) {
+	if ps == nil {
+		return packKey{}, false
+	}
 	for i, pf := range ps.packs {
 		if off := pf.find(h); off >= 0 {
 			return packKey{i, off}, true

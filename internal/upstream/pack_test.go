@@ -430,3 +430,37 @@ func TestPackSetForest(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckReadsNoPackedRef: the integrity check on open finds every ref's
+// object in a pack index without reading it (an upstream's hundreds of
+// tags cost an index lookup each), and still fails on a ref at an object
+// no pack or loose file holds.
+func TestCheckReadsNoPackedRef(t *testing.T) {
+	r := deltaRepo(t, false)
+	for i := 0; i < 20; i++ {
+		r.Git("tag", "-a", "-m", "t", fmt.Sprintf("nightly-%d", i), "v0")
+	}
+	dir := t.TempDir()
+	c := open(t, dir, r.URL())
+	s, err := openStore(c.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	if out, _, _ := gittest.Run(c.Path(), nil, "tag", "-l", "nightly-*"); strings.Count(out, "nightly-") != 20 {
+		t.Fatalf("the cache holds tags %q, want the 20 nightly ones", out)
+	}
+	before := hasReads.Load()
+	if err := s.check(); err != nil {
+		t.Fatalf("check() = %v", err)
+	}
+	if n := hasReads.Load() - before; n != 0 {
+		t.Errorf("check() read %d objects that a pack index lists", n)
+	}
+	if err := os.WriteFile(filepath.Join(c.Path(), "refs/tags/nightly-3"), []byte(strings.Repeat("ab", 20)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.check(); err == nil {
+		t.Error("check() with a ref at a missing object = nil, want an error")
+	}
+}
