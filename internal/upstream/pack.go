@@ -24,13 +24,16 @@ import (
 // from scratch through an LRU that hashes every object it caches; in a
 // full-history cache, where a pinned release's blobs are deltas in chains
 // against later revisions, that was most of `apply --out`'s time. A
-// packSet instead plans the walk: it reads the object headers of every
-// chain the walk needs, counts how many objects of the walk use each delta
-// base, decodes each base once and keeps it only until its last user has
-// been resolved. Each object the walk hands out is verified once, by
-// hashing its content against its id; the bases of its chain are not
-// hashed (a damaged base yields a damaged object, which its hash catches,
-// and zlib checks each stream's Adler-32 anyway).
+// packSet plans the walk first: it reads the object headers of every
+// chain the walk needs and counts how many planned objects use each one.
+// Then either forest decodes all of them depth-first, each once, holding
+// only the chain at hand (the blobs), or read decodes one object at a time,
+// keeping a base (within the budget) only until its last planned user (the
+// trees, which the walk needs one by one to find the blobs). Each object
+// handed out is verified once, by hashing its content against its id; the
+// bases of its chain are not hashed (a damaged base yields a damaged
+// object, which its hash catches, and zlib checks each stream's Adler-32
+// anyway).
 //
 // A packSet has its own file descriptors and is not safe for concurrent
 // use. Objects it does not find in a pack (loose ones) are for go-git.
@@ -480,22 +483,6 @@ func (ps *packSet) wanted(n *packNode, children map[*packNode][]*packNode) *pack
 		}
 	}
 	return n
-}
-
-// skip gives up one planned use of k (the walk had the object already):
-// a chain no longer needed releases its bases.
-func (ps *packSet) skip(k packKey) {
-	n := ps.nodes[k]
-	for n != nil {
-		if n.uses--; n.uses > 0 {
-			return
-		}
-		ps.drop(n)
-		if n.done || !isDelta(n.typ) {
-			return
-		}
-		n = ps.nodes[n.base]
-	}
 }
 
 // produce decodes n: from the nearest kept object of its chain, or from
