@@ -20,11 +20,7 @@ type blobPool struct {
 	// owned are the files whose buffer no one else holds (not the memo's,
 	// not kept for another path): only those are taken back.
 	owned map[*tree.File]struct{}
-	stats poolStats
 }
-
-// poolStats counts, for tests, the buffers made and those reused.
-type poolStats struct{ made, reused, recycled int }
 
 const (
 	poolMin     = 9  // buffers under 512 bytes are not pooled
@@ -46,10 +42,8 @@ func (bp *blobPool) get(n int) []byte {
 		b := bp.free[c][l-1]
 		bp.free[c] = bp.free[c][:l-1]
 		bp.held -= cap(b)
-		bp.stats.reused++
 		return b[:n]
 	}
-	bp.stats.made++
 	return make([]byte, n, 1<<c)
 }
 
@@ -88,7 +82,6 @@ func (bp *blobPool) putLocked(b []byte) {
 	}
 	bp.free[c] = append(bp.free[c], b[:0])
 	bp.held += cap(b)
-	bp.stats.recycled++
 }
 
 // Recycle implements tree.Recycler: WriteAtomic gives back each file of
