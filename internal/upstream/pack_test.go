@@ -464,3 +464,21 @@ func TestCheckReadsNoPackedRef(t *testing.T) {
 		t.Error("check() with a ref at a missing object = nil, want an error")
 	}
 }
+
+// TestMaterializeDeltified: Materialize of an old tree of a deltified cache
+// (blobs read depth-first through their chains, their buffers given back
+// by the writer and used again) writes every file as git has it.
+func TestMaterializeDeltified(t *testing.T) {
+	r := deltaRepo(t, false)
+	c := open(t, t.TempDir(), r.URL())
+	out := filepath.Join(t.TempDir(), "out")
+	if err := c.Materialize(context.Background(), "v0", out); err != nil {
+		t.Fatal(err)
+	}
+	for p, id := range treeBlobs(t, r, "v0") {
+		b, err := os.ReadFile(filepath.Join(out, p))
+		if want := r.Git("cat-file", "blob", id.String()); err != nil || strings.TrimSuffix(string(b), "\n") != want {
+			t.Errorf("%s = %q (%v), want %q", p, b, err, want)
+		}
+	}
+}
