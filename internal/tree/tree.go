@@ -46,6 +46,14 @@ type Walker interface {
 	Walk(fn func(p string, f *File) error) error
 }
 
+// Recycler is a Walker whose files' buffers may serve again once written:
+// WriteAtomic calls Recycle with each file of the walk once it has written
+// it and holds it no longer. A Walker that is not a Recycler hands out
+// buffers WriteAtomic never gives back.
+type Recycler interface {
+	Recycle(f *File)
+}
+
 // Map is a Source and Walker held wholly in memory. Tests and the demo use it.
 type Map map[string]*File
 
@@ -145,11 +153,12 @@ func writeAtomic(dir string, base Walker, changes map[string]*File, beforeMove f
 	}()
 	w := newWriter(tmp)
 	if base != nil {
+		w.recycler, _ = base.(Recycler)
 		err = base.Walk(func(p string, f *File) error {
 			if _, changed := changes[p]; changed {
 				return nil
 			}
-			return w.write(p, f)
+			return w.writeBase(p, f)
 		})
 	}
 	if err == nil {
@@ -204,11 +213,14 @@ type writer struct {
 	dirs sync.Map
 	mu   sync.Mutex
 	err  error
+	// recycler takes back the base's files once written.
+	recycler Recycler
 }
 
 type writeJob struct {
-	p string
-	f *File
+	p    string
+	f    *File
+	base bool // from the base walk: recycled once written
 }
 
 func newWriter(root string) *writer {
@@ -231,6 +243,8 @@ func newWriter(root string) *writer {
 						w.err = fmt.Errorf("writing %s: %w", j.p, err)
 					}
 					w.mu.Unlock()
+				} else if j.base && w.recycler != nil {
+					w.recycler.Recycle(j.f)
 				}
 			}
 		}()
@@ -245,14 +259,19 @@ func (w *writer) failed() bool {
 }
 
 // write checks p and queues it.
-func (w *writer) write(p string, f *File) error {
-	if err := Clean(p); err != nil {
+func (w *writer) write(p string, f *File) error { return w.queue(writeJob{p: p, f: f}) }
+
+// writeBase is write for a file of the base walk.
+func (w *writer) writeBase(p string, f *File) error { return w.queue(writeJob{p: p, f: f, base: true}) }
+
+func (w *writer) queue(j writeJob) error {
+	if err := Clean(j.p); err != nil {
 		return err
 	}
 	if w.failed() {
 		return w.wait()
 	}
-	w.jobs <- writeJob{p, f}
+	w.jobs <- j
 	return nil
 }
 

@@ -90,10 +90,7 @@ func readTree(st storer.EncodedObjectStorer, h plumbing.Hash) (*object.Tree, err
 	if err != nil {
 		return nil, err
 	}
-	mem := &plumbing.MemoryObject{}
-	mem.SetType(plumbing.TreeObject)
-	mem.Write(data)
-	t, err := object.DecodeTree(st, mem)
+	t, err := object.DecodeTree(st, verified(plumbing.TreeObject, h, data))
 	if err != nil {
 		return nil, &objectError{h, err}
 	}
@@ -106,14 +103,27 @@ func readCommit(st storer.EncodedObjectStorer, h plumbing.Hash) (*object.Commit,
 	if err != nil {
 		return nil, err
 	}
-	mem := &plumbing.MemoryObject{}
-	mem.SetType(plumbing.CommitObject)
-	mem.Write(data)
-	c, err := object.DecodeCommit(st, mem)
+	c, err := object.DecodeCommit(st, verified(plumbing.CommitObject, h, data))
 	if err != nil {
 		return nil, &objectError{h, err}
 	}
 	return c, nil
+}
+
+// verifiedObject is an object whose content has been checked against its
+// id: go-git's decoders take its id rather than hashing it again.
+type verifiedObject struct {
+	plumbing.MemoryObject
+	id plumbing.Hash
+}
+
+func (o *verifiedObject) Hash() plumbing.Hash { return o.id }
+
+func verified(t plumbing.ObjectType, id plumbing.Hash, data []byte) *verifiedObject {
+	o := &verifiedObject{id: id}
+	o.SetType(t)
+	o.Write(data)
+	return o
 }
 
 // readBlob reads and verifies blob h.

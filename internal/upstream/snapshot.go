@@ -2,7 +2,9 @@ package upstream
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 
@@ -22,6 +24,9 @@ type Snapshot struct {
 	c      *Cache      // turns read errors into cache faults
 	mu     *sync.Mutex // the cache's: serializes use of the object store
 	st     storer.EncodedObjectStorer
+	repo   string // the store's directory, whose packs Walk reads
+	pool   *blobPool
+	walked packStats // what the last Walk's packSet did (for tests)
 	// dirs holds the entries of each directory read so far, by path ("" is the root).
 	dirs map[string]map[string]object.TreeEntry
 }
@@ -37,14 +42,14 @@ func (c *Cache) Source(commit string) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	snap := &Snapshot{commit: plumbing.NewHash(id), c: c, mu: &c.mu, dirs: map[string]map[string]object.TreeEntry{}}
+	snap := &Snapshot{commit: plumbing.NewHash(id), c: c, mu: &c.mu, dirs: map[string]map[string]object.TreeEntry{}, pool: &blobPool{}}
 	err = c.withStore(func(s *store) error {
 		cm, err := readCommit(s.st, snap.commit)
 		if err != nil {
 			return c.objectFault(fmt.Errorf("reading commit %s: %w", id, err))
 		}
 		snap.root = cm.TreeHash
-		snap.st = s.st
+		snap.st, snap.repo = s.st, s.path
 		return nil
 	})
 	if err != nil {
@@ -93,16 +98,151 @@ func (s *Snapshot) IsDir(p string) (bool, error) {
 	return e.Mode == filemode.Dir, nil
 }
 
-// Walk implements tree.Walker: every file, symlink and submodule, in git's
-// tree order. fn may call Read.
+// Walk implements tree.Walker: every file, symlink and submodule, in no
+// particular order: first those the packs do not hold or the memo has,
+// then the packed blobs in the order their delta chains give. fn may call
+// Read.
+//
+// The packed blobs are read through a packSet (see packSet.forest): each
+// object of their delta chains is decoded once, only the chain at hand is
+// held, and each blob is hashed once. Blobs no pack holds (loose
+// objects), and every blob when the packs cannot be opened, are read
+// through go-git as Read does.
 func (s *Snapshot) Walk(fn func(p string, f *tree.File) error) error {
-	return s.c.objectFault(s.walk("", s.root, fn))
+	var ps *packSet
+	if s.repo != "" {
+		ps, _ = openPacks(s.repo)
+	}
+	if ps != nil {
+		defer func() {
+			s.mu.Lock()
+			s.walked = ps.stats
+			s.mu.Unlock()
+			ps.close()
+		}()
+		ps.pool = s.pool
+	}
+	var files []walkEntry
+	if err := s.collect(ps, "", s.root, &files); err != nil {
+		return s.c.objectFault(err)
+	}
+	byNode := map[*packNode][]int{}
+	if ps != nil {
+		ps.nodes = map[packKey]*packNode{} // the trees' chains are done with
+		for i := range files {
+			e := &files[i]
+			if !e.blob() || s.memoed(e) {
+				continue
+			}
+			if k, ok := ps.locate(e.e.Hash); ok {
+				if err := ps.plan(k); err != nil {
+					return s.c.objectFault(fmt.Errorf("reading %s at %s: %w", e.p, s.commit, &objectError{e.e.Hash, err}))
+				}
+				n := ps.nodes[k]
+				n.want, n.id = true, e.e.Hash
+				byNode[n] = append(byNode[n], i)
+				e.packed = true
+			}
+		}
+	}
+	for i := range files {
+		if e := &files[i]; !e.packed {
+			if err := s.walkFile(e, fn); err != nil {
+				return err
+			}
+		}
+	}
+	if len(byNode) == 0 {
+		return nil
+	}
+	bad, err := ps.forest(func(n *packNode, data []byte, reusable bool) error {
+		if n.otype != plumbing.BlobObject {
+			return &objectError{n.id, plumbing.ErrObjectNotFound}
+		}
+		for _, i := range byNode[n] {
+			e := &files[i]
+			mode, err := fileMode(e.e.Mode)
+			if err != nil {
+				return fmt.Errorf("reading %s at %s: %w", e.p, s.commit, err)
+			}
+			f := &tree.File{Mode: mode, Data: data}
+			if reusable && len(byNode[n]) == 1 {
+				s.pool.own(f)
+			}
+			e.packed = false // done
+			if err := fn(e.p, f); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if errors.Is(err, errTooLarge) {
+		// An object too large to read whole: go-git reads the rest.
+		for i := range files {
+			if e := &files[i]; e.packed {
+				if err := s.walkFile(e, fn); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	if err != nil && bad != nil {
+		p := "an object"
+		if is := byNode[bad]; len(is) > 0 {
+			p = files[is[0]].p
+		}
+		return s.c.objectFault(fmt.Errorf("reading %s at %s: %w", p, s.commit, &objectError{bad.id, err}))
+	}
+	var oe *objectError
+	if errors.As(err, &oe) {
+		return s.c.objectFault(err)
+	}
+	return err
 }
 
-func (s *Snapshot) walk(prefix string, h plumbing.Hash, fn func(string, *tree.File) error) error {
+// memoed reports whether the memo holds e's blob (Read verified it).
+func (s *Snapshot) memoed(e *walkEntry) bool {
 	s.mu.Lock()
-	t, err := readTree(s.st, h)
+	defer s.mu.Unlock()
+	_, ok := s.c.memo.blobs[e.e.Hash]
+	return ok
+}
+
+// walkFile reads e through the memo or go-git and gives it to fn.
+func (s *Snapshot) walkFile(e *walkEntry, fn func(p string, f *tree.File) error) error {
+	s.mu.Lock()
+	data, ok := s.c.memo.blobs[e.e.Hash]
 	s.mu.Unlock()
+	if ok && e.blob() {
+		mode, err := fileMode(e.e.Mode)
+		if err != nil {
+			return s.c.objectFault(fmt.Errorf("reading %s at %s: %w", e.p, s.commit, err))
+		}
+		return fn(e.p, &tree.File{Mode: mode, Data: data})
+	}
+	f, err := s.file(&e.e, false)
+	if err != nil {
+		return s.c.objectFault(fmt.Errorf("reading %s at %s: %w", e.p, s.commit, err))
+	}
+	return fn(e.p, f)
+}
+
+// walkEntry is one file of a walk: its path and tree entry, and whether
+// the walk reads its blob from the packs (until it has).
+type walkEntry struct {
+	p      string
+	e      object.TreeEntry
+	packed bool
+}
+
+// blob reports whether the entry's content is a blob to read.
+func (w *walkEntry) blob() bool { return w.e.Mode != filemode.Submodule }
+
+// collect appends the files of tree h (at prefix) to files, in git's tree
+// order.
+func (s *Snapshot) collect(ps *packSet, prefix string, h plumbing.Hash, files *[]walkEntry) error {
+	t, err := s.walkTree(ps, h)
 	if err != nil {
 		return fmt.Errorf("reading tree %s of %s at %s: %w", h, dirName(prefix), s.commit, err)
 	}
@@ -112,20 +252,71 @@ func (s *Snapshot) walk(prefix string, h plumbing.Hash, fn func(string, *tree.Fi
 			p = prefix + "/" + e.Name
 		}
 		if e.Mode == filemode.Dir {
-			if err := s.walk(p, e.Hash, fn); err != nil {
+			if err := s.collect(ps, p, e.Hash, files); err != nil {
 				return err
 			}
 			continue
 		}
-		f, err := s.file(&e, false)
-		if err != nil {
-			return fmt.Errorf("reading %s at %s: %w", p, s.commit, err)
-		}
-		if err := fn(p, f); err != nil {
-			return err
-		}
+		*files = append(*files, walkEntry{p: p, e: e})
 	}
 	return nil
+}
+
+// walkTree reads and verifies tree h through ps when a pack holds it,
+// through go-git otherwise.
+func (s *Snapshot) walkTree(ps *packSet, h plumbing.Hash) (*object.Tree, error) {
+	s.mu.Lock()
+	entries, ok := s.c.memo.trees[h]
+	s.mu.Unlock()
+	if ok {
+		return memoTree(h, entries), nil
+	}
+	if ps != nil {
+		if k, ok := ps.locate(h); ok {
+			err := ps.plan(k)
+			var typ plumbing.ObjectType
+			var data []byte
+			if err == nil {
+				typ, data, _, err = ps.read(k, h)
+			}
+			if errors.Is(err, errTooLarge) {
+				s.mu.Lock()
+				defer s.mu.Unlock()
+				return readTree(s.st, h)
+			}
+			if err == nil && typ != plumbing.TreeObject {
+				err = plumbing.ErrObjectNotFound
+			}
+			if err != nil {
+				return nil, &objectError{h, err}
+			}
+			t, err := object.DecodeTree(s.st, verified(plumbing.TreeObject, h, data))
+			if err != nil {
+				return nil, &objectError{h, err}
+			}
+			return t, nil
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return readTree(s.st, h)
+}
+
+// memoTree is a tree of the memo (verified when read) with its entries in
+// git's order: by name, a directory's name as if it ended in a slash.
+func memoTree(h plumbing.Hash, entries map[string]object.TreeEntry) *object.Tree {
+	t := &object.Tree{Hash: h, Entries: make([]object.TreeEntry, 0, len(entries))}
+	for _, e := range entries {
+		t.Entries = append(t.Entries, e)
+	}
+	key := func(e object.TreeEntry) string {
+		if e.Mode == filemode.Dir {
+			return e.Name + "/"
+		}
+		return e.Name
+	}
+	sort.Slice(t.Entries, func(i, j int) bool { return key(t.Entries[i]) < key(t.Entries[j]) })
+	return t
 }
 
 func dirName(p string) string {
@@ -138,18 +329,12 @@ func dirName(p string) string {
 // file reads the content of a non-directory entry; with memo, through the
 // cache's memo of verified blobs.
 func (s *Snapshot) file(e *object.TreeEntry, memo bool) (*tree.File, error) {
-	var mode tree.Mode
-	switch e.Mode {
-	case filemode.Regular, filemode.Deprecated:
-		mode = tree.Regular
-	case filemode.Executable:
-		mode = tree.Executable
-	case filemode.Symlink:
-		mode = tree.Symlink
-	case filemode.Submodule:
+	if e.Mode == filemode.Submodule {
 		return &tree.File{Mode: tree.Gitlink, Data: []byte(e.Hash.String())}, nil
-	default:
-		return nil, fmt.Errorf("unsupported file mode %s", e.Mode)
+	}
+	mode, err := fileMode(e.Mode)
+	if err != nil {
+		return nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -164,6 +349,21 @@ func (s *Snapshot) file(e *object.TreeEntry, memo bool) (*tree.File, error) {
 		s.c.memo.addBlob(e.Hash, data)
 	}
 	return &tree.File{Mode: mode, Data: data}, nil
+}
+
+// fileMode is the tree.Mode of a file, symlink or submodule entry.
+func fileMode(m filemode.FileMode) (tree.Mode, error) {
+	switch m {
+	case filemode.Regular, filemode.Deprecated:
+		return tree.Regular, nil
+	case filemode.Executable:
+		return tree.Executable, nil
+	case filemode.Symlink:
+		return tree.Symlink, nil
+	case filemode.Submodule:
+		return tree.Gitlink, nil
+	}
+	return 0, fmt.Errorf("unsupported file mode %s", m)
 }
 
 // entry finds the tree entry at p. ok is false when nothing is there, which
@@ -271,10 +471,22 @@ func (m *objectMemo) addTree(h plumbing.Hash, entries map[string]object.TreeEntr
 	m.trees[h] = entries
 }
 
-// walkerFunc adapts a function to tree.Walker.
-type walkerFunc func(fn func(string, *tree.File) error) error
+// ctxWalker walks snap until ctx is done, and gives its files back.
+type ctxWalker struct {
+	ctx  context.Context
+	snap *Snapshot
+}
 
-func (w walkerFunc) Walk(fn func(string, *tree.File) error) error { return w(fn) }
+func (w ctxWalker) Walk(fn func(string, *tree.File) error) error {
+	return w.snap.Walk(func(p string, f *tree.File) error {
+		if err := w.ctx.Err(); err != nil {
+			return err
+		}
+		return fn(p, f)
+	})
+}
+
+func (w ctxWalker) Recycle(f *tree.File) { w.snap.Recycle(f) }
 
 // Materialize writes the full tree of commit into dir, atomically: the tree is
 // built next to dir and renamed into place when complete, replacing dir.
@@ -283,14 +495,7 @@ func (c *Cache) Materialize(ctx context.Context, commit, dir string) error {
 	if err != nil {
 		return err
 	}
-	w := walkerFunc(func(fn func(string, *tree.File) error) error {
-		return snap.Walk(func(p string, f *tree.File) error {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			return fn(p, f)
-		})
-	})
+	w := ctxWalker{ctx, snap}
 	if err := tree.WriteAtomic(dir, w, nil); err != nil {
 		return c.errorf("materializing %s of %s into %s: %w", snap.Commit(), c.redacted, dir, err)
 	}
