@@ -224,6 +224,7 @@ func TestPackSetDamagedBase(t *testing.T) {
 	}
 }
 
+// flipByte flips a bit of the byte at offset at of the file at path.
 func flipByte(t *testing.T, path string, at int64) {
 	t.Helper()
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
