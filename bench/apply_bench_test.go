@@ -94,7 +94,7 @@ func BenchmarkApply(b *testing.B) {
 	var gitRSS, pkRSS int64
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		ways := []func(){
+		inTurn(i,
 			func() {
 				out := filepath.Join(work, fmt.Sprintf("git-%d", i))
 				start := time.Now()
@@ -115,12 +115,7 @@ func BenchmarkApply(b *testing.B) {
 				os.RemoveAll(out)
 				b.StartTimer()
 			},
-		}
-		if i%2 == 1 {
-			ways[0], ways[1] = ways[1], ways[0]
-		}
-		ways[0]()
-		ways[1]()
+		)
 	}
 	n := float64(b.N)
 	b.ReportMetric(float64(gitTime.Milliseconds())/n, "git-ms/op")

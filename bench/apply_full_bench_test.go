@@ -133,7 +133,7 @@ func BenchmarkApplyFullHistory(b *testing.B) {
 	var g, p side
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		ways := []func(){
+		inTurn(i,
 			func() {
 				out := filepath.Join(work, fmt.Sprintf("git-%d", i))
 				w, c, r := gitWay(out)
@@ -150,12 +150,7 @@ func BenchmarkApplyFullHistory(b *testing.B) {
 				os.RemoveAll(out)
 				b.StartTimer()
 			},
-		}
-		if i%2 == 1 {
-			ways[0], ways[1] = ways[1], ways[0]
-		}
-		ways[0]()
-		ways[1]()
+		)
 	}
 	b.StopTimer()
 	n := float64(b.N)

@@ -187,3 +187,14 @@ func writeTestedPatches(b *testing.B, wt, pdir string, edits []testedEdit) []str
 	}
 	return patches
 }
+
+// inTurn runs the two ways of a benchmark's iteration i one after the
+// other, first first on even iterations and second first on odd ones, so
+// that the machine's load weighs on both alike.
+func inTurn(i int, first, second func()) {
+	if i%2 == 1 {
+		first, second = second, first
+	}
+	first()
+	second()
+}

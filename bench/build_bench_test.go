@@ -105,7 +105,7 @@ func BenchmarkBuild(b *testing.B) {
 	var nativeTime, buildahTime time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		ways := []func(){
+		inTurn(i,
 			func() {
 				out := filepath.Join(tmp, fmt.Sprintf("native-%d", i))
 				start := time.Now()
@@ -124,12 +124,7 @@ func BenchmarkBuild(b *testing.B) {
 				os.RemoveAll(out)
 				b.StartTimer()
 			},
-		}
-		if i%2 == 1 {
-			ways[0], ways[1] = ways[1], ways[0]
-		}
-		ways[0]()
-		ways[1]()
+		)
 	}
 	n := float64(b.N)
 	b.ReportMetric(float64(nativeTime.Milliseconds())/n, "native-ms/op")

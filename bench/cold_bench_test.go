@@ -198,7 +198,7 @@ func BenchmarkColdApplyCheck(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		var gitOK, pkOK bool
-		ways := []func(){
+		inTurn(i,
 			func() {
 				out := filepath.Join(work, fmt.Sprintf("git-%d", i))
 				start := time.Now()
@@ -244,12 +244,7 @@ func BenchmarkColdApplyCheck(b *testing.B) {
 				os.RemoveAll(full)
 				b.StartTimer()
 			},
-		}
-		if i%2 == 1 {
-			ways[0], ways[1] = ways[1], ways[0]
-		}
-		ways[0]()
-		ways[1]()
+		)
 		if gitOK != pkOK {
 			b.Fatalf("verdicts differ: git apply --check ok = %v, patchkit apply --check ok = %v", gitOK, pkOK)
 		}

@@ -236,13 +236,7 @@ func monoPatchkit(b *testing.B, t *monoTally, root, cache string, units int, fla
 	var rep []struct {
 		Unit    string `json:"unit"`
 		Error   string `json:"error"`
-		Patches []struct {
-			File    string `json:"file"`
-			Results []struct {
-				Ref    string `json:"ref"`
-				Status string `json:"status"`
-			} `json:"results"`
-		} `json:"patches"`
+		Patches reportPatches `json:"patches"`
 	}
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 		b.Fatalf("decoding obsolete-check json: %v\n%s", err, out.String())
@@ -252,11 +246,7 @@ func monoPatchkit(b *testing.B, t *monoTally, root, cache string, units int, fla
 		if u.Error != "" {
 			b.Fatalf("patchkit %s obsolete-check: %s: %s", strings.Join(flags, " "), u.Unit, u.Error)
 		}
-		for _, p := range u.Patches {
-			for _, r := range p.Results {
-				v[u.Unit+"/"+path.Base(p.File)+"@"+r.Ref] = r.Status
-			}
-		}
+		u.Patches.add(v, u.Unit+"/")
 	}
 	if len(rep) != units {
 		b.Fatalf("patchkit obsolete-check reported %d units, the monorepo has %d:\n%s", len(rep), units, out.String())

@@ -179,6 +179,26 @@ func obsPath(f int) string {
 // verdicts maps "patch@tag" to applies or present.
 type verdicts map[string]string
 
+// reportPatches is the "patches" of one unit in obsolete-check's JSON report:
+// what the benchmarks read of it.
+type reportPatches []struct {
+	File    string `json:"file"`
+	Results []struct {
+		Ref    string `json:"ref"`
+		Status string `json:"status"`
+	} `json:"results"`
+}
+
+// add puts the patches' verdicts into v, each under prefix, the patch's
+// file name, '@' and the ref.
+func (ps reportPatches) add(v verdicts, prefix string) {
+	for _, p := range ps {
+		for _, r := range p.Results {
+			v[prefix+filepath.Base(p.File)+"@"+r.Ref] = r.Status
+		}
+	}
+}
+
 // naive is the loop a reviewer would script: for each tag, check out, then
 // for each patch git apply -R --check (present) and git apply --check (applies).
 func naive(b *testing.B, up, root string, tags []string) (verdicts, int64) {
@@ -217,23 +237,13 @@ func patchkitVerdicts(b *testing.B, root, cache string, flags ...string) (verdic
 		b.Fatalf("patchkit obsolete-check: %v\n%s", err, errOut.String())
 	}
 	var rep struct {
-		Patches []struct {
-			File    string `json:"file"`
-			Results []struct {
-				Ref    string `json:"ref"`
-				Status string `json:"status"`
-			} `json:"results"`
-		} `json:"patches"`
+		Patches reportPatches `json:"patches"`
 	}
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 		b.Fatalf("decoding obsolete-check json: %v\n%s", err, out.String())
 	}
 	v := verdicts{}
-	for _, p := range rep.Patches {
-		for _, r := range p.Results {
-			v[filepath.Base(p.File)+"@"+r.Ref] = r.Status
-		}
-	}
+	rep.Patches.add(v, "")
 	return v, rss()
 }
 

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"sort"
 	"testing"
+
+	"github.com/patchkit/patchkit/internal/gittest"
 )
 
 // TestDiscoveryWalksOnce: listing a 10-unit monorepo and loading every unit
@@ -77,16 +79,7 @@ func TestDiscoveryWalksOnce(t *testing.T) {
 // their image units not, SkipDirs skipped.
 func TestDiscoveryChartFilesSameWalk(t *testing.T) {
 	root := t.TempDir()
-	write := func(rel, content string) {
-		t.Helper()
-		p := filepath.Join(root, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := gittest.Files{TB: t, Root: root}.Write
 	spec := "upstream:\n  url: https://example.com/up.git\n  ref: v1.0.0\npatches: ./patches\n"
 	write("packages/a/images/a/"+FileName, spec)
 	write("packages/a/"+ChartFileName, "charts: []\n")
@@ -126,16 +119,7 @@ func TestDiscoveryChartFilesSameWalk(t *testing.T) {
 // not followed.
 func TestWalkAsWalkDir(t *testing.T) {
 	root := t.TempDir()
-	mk := func(rel, content string) {
-		t.Helper()
-		p := filepath.Join(root, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	mk := gittest.Files{TB: t, Root: root}.Write
 	link := func(target, rel string) {
 		t.Helper()
 		if err := os.Symlink(target, filepath.Join(root, filepath.FromSlash(rel))); err != nil {
