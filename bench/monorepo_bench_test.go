@@ -234,8 +234,8 @@ func monoPatchkit(b *testing.B, t *monoTally, root, cache string, units int, fla
 		b.Fatalf("patchkit %s obsolete-check: %v\n%s", strings.Join(flags, " "), err, errOut.String())
 	}
 	var rep []struct {
-		Unit    string `json:"unit"`
-		Error   string `json:"error"`
+		Unit    string        `json:"unit"`
+		Error   string        `json:"error"`
 		Patches reportPatches `json:"patches"`
 	}
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
