@@ -22,6 +22,8 @@ const (
 	helperDirEnv = "PATCHKIT_UPSTREAM_HELPER_DIR"
 	helperURLEnv = "PATCHKIT_UPSTREAM_HELPER_URL"
 	helperRefEnv = "PATCHKIT_UPSTREAM_HELPER_REF"
+	// helperPacksEnv sets maxPacks in the helper (TestConsolidate*).
+	helperPacksEnv = "PATCHKIT_UPSTREAM_HELPER_MAXPACKS"
 )
 
 func TestMain(m *testing.M) {
@@ -37,6 +39,11 @@ func TestMain(m *testing.M) {
 
 func helper() error {
 	ctx := context.Background()
+	if n := os.Getenv(helperPacksEnv); n != "" {
+		if _, err := fmt.Sscan(n, &maxPacks); err != nil {
+			return err
+		}
+	}
 	c, err := Open(ctx, os.Getenv(helperDirEnv), os.Getenv(helperURLEnv), WithBranches("release-1"))
 	if err != nil {
 		return err

@@ -132,10 +132,13 @@ func (s *store) checkHead() error {
 	return nil
 }
 
-// open takes the readers lock shared and prepares the cache (see prepare).
+// open merges the cache's packs when they are many and nobody reads it
+// (consolidate), takes the readers lock shared and prepares the cache (see
+// prepare).
 // A damaged cache is repaired online, once no other process reads it, and
 // is a *CacheFaultError offline.
 func (c *Cache) open(ctx context.Context) error {
+	c.consolidate(ctx)
 	for attempt := 0; ; attempt++ {
 		rl, err := c.lockReaders(ctx)
 		if err != nil {
@@ -298,7 +301,8 @@ func verifyObject(s *store, id string) error {
 }
 
 // removeLeftovers deletes what killed runs left: temporary clones, replaced
-// caches, and the temporary packs, objects and packed-refs of a fetch. It
+// caches, the temporary packs, objects and packed-refs of a fetch, and
+// the temporary packs of a merge (consolidate). It
 // runs under the exclusive lock, which every clone and fetch holds, so no
 // live run is writing them; a replaced cache has no reader left, since
 // caches are replaced under the readers lock.
@@ -314,7 +318,8 @@ func (c *Cache) removeLeftovers() {
 		}
 	}
 	removeMatching(c.Path(), "._packed-refs")
-	removeMatching(filepath.Join(c.Path(), "objects", "pack"), "tmp_pack_", "tmp_idx_", "tmp_obj_", "tmp_rev_", "packfile")
+	// git fetch's temporary files, and git repack's (consolidate)
+	removeMatching(filepath.Join(c.Path(), "objects", "pack"), "tmp_pack_", "tmp_idx_", "tmp_obj_", "tmp_rev_", "packfile", ".tmp-")
 	removeGitLocks(c.Path())
 	removeGraphLeftovers(c.Path())
 }
