@@ -140,7 +140,7 @@ func setupMemory(b *testing.B) (url, root string, patches []string, next, patche
 	spec.WriteString("test:\n  inject:\n    - from: patches/" + memImage + "/tests/patches_test.go\n      to: target/patches_test.go\n  package: ./target\n  run: '^TestPatches$'\n")
 	spec.WriteString("build:\n  builder: native\n  base: scratch\n  files:\n")
 	for f := 0; f < 25; f++ {
-		fmt.Fprintf(&spec, "    - from: %s\n      to: /src/%s\n", memPath(f), memPath(f))
+		fmt.Fprintf(&spec, "    - tree: %s\n      image: /src/%s\n", memPath(f), memPath(f))
 	}
 	spec.WriteString("image:\n  repository: " + memImage + "\n  tag: " + memTag(memPin) + "\n")
 	appendFile(b, filepath.Join(root, "images", memImage, "patchkit.yaml"), spec.String())

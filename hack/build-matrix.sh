@@ -37,7 +37,7 @@ if [ -z "$pk" ]; then
   fi
   tmp=$(mktemp -d)
   trap 'rm -rf "$tmp"' EXIT
-  (cd "$root" && go build -o "$tmp/patchkit" ./cmd/patchkit)
+  (cd "$root" && CGO_ENABLED=0 go build -o "$tmp/patchkit" ./cmd/patchkit)
   pk=$tmp/patchkit
 fi
 

@@ -44,7 +44,7 @@ trap 'rm -rf "$work"' EXIT
 UPSTREAMS=${UPSTREAMS:-$work/upstreams}
 
 if [[ -z "${PATCHKIT:-}" ]]; then
-	(cd "$here" && go build -o "$work/patchkit" ./cmd/patchkit)
+	(cd "$here" && CGO_ENABLED=0 go build -o "$work/patchkit" ./cmd/patchkit)
 	PATCHKIT=$work/patchkit
 fi
 
