@@ -72,6 +72,12 @@ func (c *Cache) refresh(ctx context.Context, req fetchReq) error {
 		// Another process may have fetched since this one last read the store.
 		s.reindexIfChanged()
 		err := c.fetchInto(ctx, s, req)
+		if errors.Is(err, errRefGone) {
+			// A ref the listing named was deleted upstream before git
+			// fetch asked for it (see exactSpecs): list again, once.
+			c.lastAdv = nil
+			err = c.fetchInto(ctx, s, req)
+		}
 		s.reindexIfChanged()
 		// A fetch that failed without being killed leaves a usable cache if
 		// the check passes; otherwise the marker stays and Open repairs it.
@@ -147,6 +153,10 @@ func (c *Cache) advertise(ctx context.Context) (*packp.AdvRefs, error) {
 	return ar, nil
 }
 
+// afterListing, when set, runs between the listing of the refs and the
+// fetch; a test seam (an upstream that changes meanwhile).
+var afterListing func()
+
 // fetchInto brings s up to date with the upstream: all tags, the default
 // branch, the configured branches and req's, and the commits by id, with
 // req's depth (see fetchReq). It skips the transfer when
@@ -157,6 +167,9 @@ func (c *Cache) fetchInto(ctx context.Context, s *store, req fetchReq) error {
 	ar, err := c.advertiseFor(ctx, req)
 	if err != nil {
 		return fmt.Errorf("listing refs: %w", err)
+	}
+	if afterListing != nil {
+		afterListing()
 	}
 	remoteRefs, err := ar.AllReferences()
 	if err != nil {
@@ -419,6 +432,10 @@ func staleRefs(s *store, want map[plumbing.ReferenceName]plumbing.Hash) []plumbi
 	return stale
 }
 
+// errRefGone is wrapped by the error of a git fetch that asked for a ref
+// the upstream no longer has.
+var errRefGone = errors.New("a ref the listing named is gone upstream")
+
 // maxExactSpecs is the most stale refs a fetch names one by one (see
 // exactSpecs); beyond it, a fetch names the wildcard and the branches, as a
 // first fetch does.
@@ -428,7 +445,8 @@ const maxExactSpecs = 64
 // name, a commit fetched by id by its id. git fetch then asks the upstream
 // (protocol v2) only for these names, instead of listing every tag a second
 // time after advertise did. A tag deleted upstream between the two listings
-// fails the fetch ("couldn't find remote ref"); the next run lists again.
+// fails git fetch ("couldn't find remote ref", errRefGone), before it
+// fetched anything; refresh then lists the refs again and fetches once more.
 func exactSpecs(stale []plumbing.ReferenceName, want map[plumbing.ReferenceName]plumbing.Hash) []config.RefSpec {
 	specs := make([]config.RefSpec, 0, len(stale))
 	for _, name := range stale {

@@ -136,3 +136,40 @@ func TestFetchCostsWhatChanged(t *testing.T) {
 	}
 	fsck(t, c)
 }
+
+// TestTagGoneBeforeFetch: a tag deleted upstream after the listing named it
+// and before git fetch asked for it (git fetch names the moved refs one by
+// one) fails that git fetch; the fetch lists the refs again and fetches
+// what the upstream has now, once.
+func TestTagGoneBeforeFetch(t *testing.T) {
+	f := newFixture(t)
+	c := open(t, t.TempDir(), f.repo.URL())
+	f.repo.Write("unrelated.txt", "unrelated\n")
+	kept := f.repo.Release("unrelated", "v1.3.0")
+	f.repo.Write("retracted.txt", "retracted\n")
+	f.repo.Release("retracted", "v1.4.0")
+	listings := 0
+	afterListing = func() {
+		if listings++; listings == 1 {
+			f.repo.Git("tag", "-d", "v1.4.0")
+		}
+	}
+	t.Cleanup(func() { afterListing = nil })
+	traced := traceFetches(t)
+	if err := c.Fetch(context.Background()); err != nil {
+		t.Fatalf("Fetch() = %v, want the refs listed again and fetched", err)
+	}
+	if listings != 2 {
+		t.Errorf("the refs were listed %d times, want 2 (the second after git fetch missed the tag)", listings)
+	}
+	if n := count(traced().commands, "fetch"); n != 2 {
+		t.Errorf("git fetch ran %d times, want 2", n)
+	}
+	if got := resolveOK(t, c, "v1.3.0"); got != kept {
+		t.Errorf("Resolve(v1.3.0) = %s, want %s", got, kept)
+	}
+	if _, err := c.Resolve("v1.4.0"); err == nil {
+		t.Errorf("Resolve(v1.4.0) found the tag deleted upstream")
+	}
+	fsck(t, c)
+}

@@ -64,7 +64,11 @@ func (c *Cache) gitFetch(ctx context.Context, dir string, specs []config.RefSpec
 		return &TimeoutError{URL: c.redacted, After: idle, Err: fmt.Errorf("git fetch: %s", stderr.String())}
 	}
 	if err != nil {
-		if msg := strings.TrimSpace(stderr.String()); msg != "" {
+		msg := strings.TrimSpace(stderr.String())
+		if strings.Contains(msg, "couldn't find remote ref") {
+			err = fmt.Errorf("%w: %w", errRefGone, err)
+		}
+		if msg != "" {
 			return fmt.Errorf("git fetch: %s: %w", msg, err)
 		}
 		return fmt.Errorf("git fetch: %w", err)
