@@ -2,9 +2,11 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"sync"
 
 	"github.com/patchkit/patchkit/internal/spec"
+	"github.com/patchkit/patchkit/internal/upstream"
 )
 
 // Prefetched is what Prefetch found for a run's units, for the units to
@@ -16,6 +18,13 @@ type Prefetched[R any] struct {
 	mu      sync.Mutex
 	fetched map[string]bool
 	pre     map[string]prefetched[R]
+	// images are the units' images Prefetch prepared and fetched, kept
+	// open for the unit's run to take (Take) instead of opening its cache
+	// again; Close closes those never taken.
+	images map[string]*Image
+	// shared are the caches of more than one of the run's upstream URLs
+	// (upstream.CachePath): no image of theirs is kept.
+	shared map[string]bool
 }
 
 // prefetched is Prefetch's answer for one unit: quick's report (ok), or the
@@ -35,15 +44,18 @@ type prefetched[R any] struct {
 // cache fetched, and the URL is done. An error ends the URL's worker and is
 // recorded for its unit.
 //
-// It changes no result and no order: the run's units then call Quick and
-// Fetch, which hand back what was recorded, and do the work themselves
-// otherwise. An error recorded is handed back once, so that a unit run
+// It changes no result and no order: the run's units then call Quick,
+// Fetch and Take, which hand back what was recorded, and do the work
+// themselves otherwise. The image a URL's worker prepared and fetched is
+// kept open, for its unit's run to take (Take, through Runner.Prepared)
+// rather than open the cache again; the caller closes the images left
+// (Close). An error recorded is handed back once, so that a unit run
 // through upstream.RetryRepaired is checked again for real once its cache
 // is repaired. Offline, or with fewer than two units, nothing is
 // prefetched. A unit whose spec cannot be loaded is left to the run, which
 // reports it.
 func Prefetch[R any](ctx context.Context, env Env, names []string, bound int, quick func(ctx context.Context, name string) (R, bool, error)) *Prefetched[R] {
-	p := &Prefetched[R]{quick: quick, fetched: map[string]bool{}, pre: map[string]prefetched[R]{}}
+	p := &Prefetched[R]{quick: quick, fetched: map[string]bool{}, pre: map[string]prefetched[R]{}, images: map[string]*Image{}, shared: map[string]bool{}}
 	if env.Offline || len(names) < 2 {
 		return p
 	}
@@ -62,6 +74,14 @@ func Prefetch[R any](ctx context.Context, env Env, names []string, bound int, qu
 			urls = append(urls, url)
 		}
 		byURL[url] = append(byURL[url], name)
+	}
+	byPath := map[string]int{}
+	for _, url := range urls {
+		path := upstream.CachePath(env.CacheDir, url)
+		byPath[path]++
+		if byPath[path] > 1 {
+			p.shared[path] = true
+		}
 	}
 	sem := make(chan struct{}, max(bound, 1))
 	var wg sync.WaitGroup
@@ -100,17 +120,62 @@ func (p *Prefetched[R]) prefetch(ctx context.Context, env Env, names []string) {
 			p.record(name, prefetched[R]{err: err})
 			continue
 		}
-		err = im.Cache.Fetch(ctx)
-		im.Close()
-		if err != nil {
+		if err = im.Cache.Fetch(ctx); err != nil {
+			im.Close()
 			p.record(name, prefetched[R]{err: err})
 			return
 		}
 		p.mu.Lock()
 		p.fetched[im.URL] = true
 		p.mu.Unlock()
+		p.keep(name, im)
 		return
 	}
+}
+
+// keep keeps im, prepared and fetched for the unit name, for the unit's
+// run to take, when it is what the run would prepare now: its ref still
+// resolves to the commit it was prepared at (the fetch may have moved a
+// branch pin), and its cache is no other URL's of the run. A repair of a
+// cache waits until no Cache of this process has it open, so an image
+// kept for a later unit must not share the cache of a unit that runs
+// before it (the units of one URL are prepared in order: the one kept is
+// the first to open the cache). It closes im otherwise.
+func (p *Prefetched[R]) keep(name string, im *Image) {
+	if commit, err := im.Cache.Resolve(im.Ref); err != nil || commit != im.Commit || p.shared[im.Cache.Path()] {
+		im.Close()
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.images[name] = im
+}
+
+// Take hands over the image Prefetch prepared at the pin and fetched for
+// the unit name, once: the caller closes it. It is nil when there is none,
+// or when it was taken already (a unit done again after its cache was
+// repaired prepares it afresh). It is the run's Runner.Prepared.
+func (p *Prefetched[R]) Take(name string) *Image {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	im := p.images[name]
+	delete(p.images, name)
+	return im
+}
+
+// Close closes the images Prefetch kept that no unit took (a run that
+// ended early), releasing their caches' locks. It is safe to call more
+// than once.
+func (p *Prefetched[R]) Close() error {
+	p.mu.Lock()
+	images := p.images
+	p.images = map[string]*Image{}
+	p.mu.Unlock()
+	var errs []error
+	for _, im := range images {
+		errs = append(errs, im.Close())
+	}
+	return errors.Join(errs...)
 }
 
 func (p *Prefetched[R]) record(name string, r prefetched[R]) {
