@@ -172,6 +172,7 @@ func TestPrefetchHandsOverItsImage(t *testing.T) {
 func TestPrefetchCloseClosesWhatWasNotTaken(t *testing.T) {
 	env, _, names := handoverRoot(t)
 	pre := Prefetch(context.Background(), env, names, 2, notQuick)
+	pre.Wait()
 	if held := heldLocks(t, env.CacheDir); len(held) != 2 {
 		t.Errorf("Prefetch holds %v, want the caches of img and img2 open for their runs", held)
 	}

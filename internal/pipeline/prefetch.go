@@ -25,6 +25,12 @@ type Prefetched[R any] struct {
 	// shared are the caches of more than one of the run's upstream URLs
 	// (upstream.CachePath): no image of theirs is kept.
 	shared map[string]bool
+	// ready holds, per unit Prefetch works on, a channel closed once
+	// every worker of the unit's cache is done: its unit waits for it
+	// (wait). Written before the workers start, read-only after.
+	ready map[string]chan struct{}
+	// workers are the workers still running (Wait).
+	workers sync.WaitGroup
 }
 
 // prefetched is Prefetch's answer for one unit: quick's report (ok), or the
@@ -83,20 +89,63 @@ func Prefetch[R any](ctx context.Context, env Env, names []string, bound int, qu
 			p.shared[path] = true
 		}
 	}
-	sem := make(chan struct{}, max(bound, 1))
-	var wg sync.WaitGroup
+	// A unit waits until every worker of its cache is done: a repair
+	// of the cache waits for every reader of this process.
+	p.ready = map[string]chan struct{}{}
+	left := map[string]int{}
+	readyOf := map[string]chan struct{}{}
 	for _, url := range urls {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func(names []string) {
-			defer wg.Done()
-			defer func() { <-sem }()
-			p.prefetch(ctx, env, names)
-		}(byURL[url])
+		path := upstream.CachePath(env.CacheDir, url)
+		if readyOf[path] == nil {
+			readyOf[path] = make(chan struct{})
+		}
+		left[path]++
+		for _, name := range byURL[url] {
+			p.ready[name] = readyOf[path]
+		}
 	}
-	wg.Wait()
+	var mu sync.Mutex
+	done := func(url string) {
+		path := upstream.CachePath(env.CacheDir, url)
+		mu.Lock()
+		defer mu.Unlock()
+		if left[path]--; left[path] == 0 {
+			close(readyOf[path])
+		}
+	}
+	sem := make(chan struct{}, max(bound, 1))
+	p.workers.Add(len(urls))
+	go func() {
+		for _, url := range urls {
+			sem <- struct{}{}
+			go func() {
+				defer p.workers.Done()
+				defer func() { <-sem }()
+				defer done(url)
+				p.prefetch(ctx, env, byURL[url])
+			}()
+		}
+	}()
 	return p
 }
+
+// wait waits until Prefetch is done with the cache of the unit name (at
+// once for a unit it does not work on), or ctx is done.
+func (p *Prefetched[R]) wait(ctx context.Context, name string) error {
+	ready, ok := p.ready[name]
+	if !ok {
+		return nil
+	}
+	select {
+	case <-ready:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Wait waits until every worker of Prefetch is done.
+func (p *Prefetched[R]) Wait() { p.workers.Wait() }
 
 // prefetch is the worker of one upstream URL: names are its units, in
 // order.
@@ -156,6 +205,9 @@ func (p *Prefetched[R]) keep(name string, im *Image) {
 // or when it was taken already (a unit done again after its cache was
 // repaired prepares it afresh). It is the run's Runner.Prepared.
 func (p *Prefetched[R]) Take(name string) *Image {
+	if p.wait(context.Background(), name) != nil {
+		return nil
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	im := p.images[name]
@@ -167,6 +219,7 @@ func (p *Prefetched[R]) Take(name string) *Image {
 // ended early), releasing their caches' locks. It is safe to call more
 // than once.
 func (p *Prefetched[R]) Close() error {
+	p.Wait()
 	p.mu.Lock()
 	images := p.images
 	p.images = map[string]*Image{}
@@ -188,6 +241,10 @@ func (p *Prefetched[R]) record(name string, r prefetched[R]) {
 // (its report, "not quick", or the error it met, handed back once), or
 // quick's own, asked now. ok is false when the unit needs the full work.
 func (p *Prefetched[R]) Quick(ctx context.Context, name string) (R, bool, error) {
+	if err := p.wait(ctx, name); err != nil {
+		var zero R
+		return zero, false, err
+	}
 	p.mu.Lock()
 	r, found := p.pre[name]
 	delete(p.pre, name)
@@ -201,6 +258,9 @@ func (p *Prefetched[R]) Quick(ctx context.Context, name string) (R, bool, error)
 // Fetch brings im's upstream cache up to date once per run: not again
 // when Prefetch, or an earlier unit on the same URL, fetched it.
 func (p *Prefetched[R]) Fetch(ctx context.Context, im *Image) error {
+	if err := p.wait(ctx, im.Name); err != nil {
+		return err
+	}
 	p.mu.Lock()
 	done := p.fetched[im.URL]
 	p.mu.Unlock()

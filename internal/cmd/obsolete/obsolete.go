@@ -111,9 +111,16 @@ func run(ctx context.Context, opts *Options, format report.Format, env pipeline.
 		return unscanned(ctx, env, name, opts)
 	})
 	// Each unit takes the image Prefetch prepared and fetched for it, so
-	// that its cache is opened once; those not taken are closed.
+	// that its cache is opened once; those not taken are closed. A unit
+	// runs as soon as Prefetch is done with its cache, while it lists the
+	// next ones. --write changes patch files that another unit's series
+	// may share: the units then wait for Prefetch, and prepare afresh.
 	defer pre.Close()
-	r.Prepared = pre.Take
+	if opts.Write {
+		pre.Wait()
+	} else {
+		r.Prepared = pre.Take
+	}
 	var written []obsoletestage.Written
 	units, err := pipeline.Each(ctx, r, images, func(ctx context.Context, name string) (report.Obsolete, error) {
 		// A unit with nothing to scan is answered from the upstream's
