@@ -6,13 +6,14 @@ import (
 	"sync"
 
 	"github.com/patchkit/patchkit/internal/spec"
+	"github.com/patchkit/patchkit/internal/untrusted"
 	"github.com/patchkit/patchkit/internal/upstream"
 )
 
 // Prefetched is what Prefetch found for a run's units, for the units to
 // take as they run one by one (Each): the answer of a unit with nothing to
-// fetch (quick), the error a unit met, and the upstream URLs whose caches
-// are already fetched.
+// fetch (quick), the error a unit met, the upstream URLs whose caches are
+// already fetched, and the images prepared and fetched, still open.
 type Prefetched[R any] struct {
 	quick   func(ctx context.Context, name string) (R, bool, error)
 	mu      sync.Mutex
@@ -41,25 +42,28 @@ type prefetched[R any] struct {
 	err error
 }
 
-// Prefetch brings the upstreams of a run's units up to date before they are
+// Prefetch brings the upstreams of a run's units up to date while they are
 // done one by one, bound upstreams at a time (a monorepo's units otherwise
 // list their upstreams one after another): one worker per upstream URL
-// takes its units in order. A unit quick answers (ok, with no history
-// fetched: obsolete-check's units with nothing to scan) is recorded and the
-// worker goes on to the next; the first other unit is prepared and its
-// cache fetched, and the URL is done. An error ends the URL's worker and is
-// recorded for its unit.
+// takes its units in order, the URLs in the order of their first unit. A
+// unit quick answers (ok, with no history fetched: obsolete-check's units
+// with nothing to scan) is recorded and the worker goes on to the next;
+// the first other unit is prepared and its cache fetched, and the URL is
+// done. An error ends the URL's worker and is recorded for its unit.
 //
-// It changes no result and no order: the run's units then call Quick,
-// Fetch and Take, which hand back what was recorded, and do the work
-// themselves otherwise. The image a URL's worker prepared and fetched is
-// kept open, for its unit's run to take (Take, through Runner.Prepared)
-// rather than open the cache again; the caller closes the images left
-// (Close). An error recorded is handed back once, so that a unit run
-// through upstream.RetryRepaired is checked again for real once its cache
-// is repaired. Offline, or with fewer than two units, nothing is
-// prefetched. A unit whose spec cannot be loaded is left to the run, which
-// reports it.
+// Prefetch returns at once; the workers go on in the background. The run's
+// units then call Quick, Fetch and Take, which first wait until every
+// worker of the unit's cache is done (so a unit runs while the next
+// upstreams are listed, and a repair of its cache waits for no worker),
+// hand back what was recorded, and do the work themselves otherwise. It
+// changes no result and no order. The image a URL's worker prepared and
+// fetched is kept open, for its unit's run to take (Take, through
+// Runner.Prepared) rather than open the cache again; the caller waits for
+// the workers and closes the images left with Close, once the run is
+// done. An error recorded is handed back once, so that a unit run through
+// upstream.RetryRepaired is checked again for real once its cache is
+// repaired. Offline, or with fewer than two units, nothing is prefetched.
+// A unit whose spec cannot be loaded is left to the run, which reports it.
 func Prefetch[R any](ctx context.Context, env Env, names []string, bound int, quick func(ctx context.Context, name string) (R, bool, error)) *Prefetched[R] {
 	p := &Prefetched[R]{quick: quick, fetched: map[string]bool{}, pre: map[string]prefetched[R]{}, images: map[string]*Image{}, shared: map[string]bool{}}
 	if env.Offline || len(names) < 2 {
@@ -78,26 +82,25 @@ func Prefetch[R any](ctx context.Context, env Env, names []string, bound int, qu
 		}
 		if byURL[url] == nil {
 			urls = append(urls, url)
+			// Known before any unit runs and says anything (see Open).
+			untrusted.AddURL(url)
 		}
 		byURL[url] = append(byURL[url], name)
 	}
-	byPath := map[string]int{}
-	for _, url := range urls {
-		path := upstream.CachePath(env.CacheDir, url)
-		byPath[path]++
-		if byPath[path] > 1 {
-			p.shared[path] = true
-		}
-	}
-	// A unit waits until every worker of its cache is done: a repair
-	// of the cache waits for every reader of this process.
+	// A unit waits until every worker of its cache is done: a repair of
+	// the cache waits for every reader of this process. A cache several
+	// URLs share keeps no image (keep).
 	p.ready = map[string]chan struct{}{}
+	pathOf := map[string]string{}
 	left := map[string]int{}
 	readyOf := map[string]chan struct{}{}
 	for _, url := range urls {
 		path := upstream.CachePath(env.CacheDir, url)
+		pathOf[url] = path
 		if readyOf[path] == nil {
 			readyOf[path] = make(chan struct{})
+		} else {
+			p.shared[path] = true
 		}
 		left[path]++
 		for _, name := range byURL[url] {
@@ -106,11 +109,10 @@ func Prefetch[R any](ctx context.Context, env Env, names []string, bound int, qu
 	}
 	var mu sync.Mutex
 	done := func(url string) {
-		path := upstream.CachePath(env.CacheDir, url)
 		mu.Lock()
 		defer mu.Unlock()
-		if left[path]--; left[path] == 0 {
-			close(readyOf[path])
+		if left[pathOf[url]]--; left[pathOf[url]] == 0 {
+			close(readyOf[pathOf[url]])
 		}
 	}
 	sem := make(chan struct{}, max(bound, 1))
