@@ -375,3 +375,45 @@ func TestPrefetchKeepsNoSharedCache(t *testing.T) {
 		t.Errorf("run = %+v, %v; want a repaired and checked again, b checked", units, err)
 	}
 }
+
+// TestPrefetchKeepsOnlyWhatIsCheap: Prefetch keeps at most bound images
+// at once, and none whose cache's pack indexes exceed keepIdxBytes (an
+// open cache holds them in memory): their units open the cache again, and
+// report the same.
+func TestPrefetchKeepsOnlyWhatIsCheap(t *testing.T) {
+	env, _, names := handoverRoot(t)
+	pre := Prefetch(context.Background(), env, names, 1, notQuick)
+	pre.Wait()
+	first, second := pre.Take("img"), pre.Take("img2")
+	if first == nil || second != nil {
+		t.Errorf("bound 1: Take(img) = %v, Take(img2) = %v; want img's image kept, not img2's", first, second)
+	}
+	if first != nil {
+		first.Close()
+	}
+	pre.Close()
+
+	want, err := handoverRun(t, env, names, applied)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func(old int64) { keepIdxBytes = old }(keepIdxBytes)
+	keepIdxBytes = 0
+	o := &opens{n: map[string]int{}}
+	env.prepared = o.count
+	units, err := handoverRun(t, env, names, applied)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := o.get(); got["img"] != 2 || got["img2"] != 2 || got["img3"] != 1 {
+		t.Errorf("caches opened per unit with no index small enough: %v, want img and img2 twice (none kept), img3 once", got)
+	}
+	for i := range want {
+		if units[i].Result != want[i].Result || units[i].Err != nil {
+			t.Errorf("unit %d = %+v, want %+v", i, units[i], want[i])
+		}
+	}
+	if held := heldLocks(t, env.CacheDir); len(held) != 0 {
+		t.Errorf("caches still open after the run: %v", held)
+	}
+}

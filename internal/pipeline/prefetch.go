@@ -3,6 +3,10 @@ package pipeline
 import (
 	"context"
 	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/patchkit/patchkit/internal/spec"
@@ -32,7 +36,14 @@ type Prefetched[R any] struct {
 	ready map[string]chan struct{}
 	// workers are the workers still running (Wait).
 	workers sync.WaitGroup
+	// bound is Prefetch's: the most images kept at once.
+	bound int
 }
+
+// keepIdxBytes is the most pack index bytes an image Prefetch keeps may
+// have on disk: an open cache holds its indexes in memory, so a large
+// upstream's image is closed, and its unit's run opens it again.
+var keepIdxBytes int64 = 8 << 20
 
 // prefetched is Prefetch's answer for one unit: quick's report (ok), or the
 // error its quick answer, preparation or fetch met.
@@ -65,7 +76,7 @@ type prefetched[R any] struct {
 // repaired. Offline, or with fewer than two units, nothing is prefetched.
 // A unit whose spec cannot be loaded is left to the run, which reports it.
 func Prefetch[R any](ctx context.Context, env Env, names []string, bound int, quick func(ctx context.Context, name string) (R, bool, error)) *Prefetched[R] {
-	p := &Prefetched[R]{quick: quick, fetched: map[string]bool{}, pre: map[string]prefetched[R]{}, images: map[string]*Image{}, shared: map[string]bool{}}
+	p := &Prefetched[R]{quick: quick, fetched: map[string]bool{}, pre: map[string]prefetched[R]{}, images: map[string]*Image{}, shared: map[string]bool{}, bound: max(bound, 1)}
 	if env.Offline || len(names) < 2 {
 		return p
 	}
@@ -185,21 +196,50 @@ func (p *Prefetched[R]) prefetch(ctx context.Context, env Env, names []string) {
 }
 
 // keep keeps im, prepared and fetched for the unit name, for the unit's
-// run to take, when it is what the run would prepare now: its ref still
-// resolves to the commit it was prepared at (the fetch may have moved a
-// branch pin), and its cache is no other URL's of the run. A repair of a
-// cache waits until no Cache of this process has it open, so an image
-// kept for a later unit must not share the cache of a unit that runs
-// before it (the units of one URL are prepared in order: the one kept is
-// the first to open the cache). It closes im otherwise.
+// run to take, when it is what the run would prepare now and is cheap to
+// hold. Its ref must still resolve to the commit it was prepared at (the
+// fetch may have moved a branch pin), and its cache be no other URL's of
+// the run: a repair of a cache waits until no Cache of this process has it
+// open, so an image kept for a later unit must not share the cache of a
+// unit that runs before it (the units of one URL are prepared in order:
+// the one kept is the first to open the cache). And it must be cheap: at
+// most bound images are kept at once, each with at most keepIdxBytes of
+// pack indexes (which an open cache holds in memory). It closes im
+// otherwise.
 func (p *Prefetched[R]) keep(name string, im *Image) {
-	if commit, err := im.Cache.Resolve(im.Ref); err != nil || commit != im.Commit || p.shared[im.Cache.Path()] {
+	if commit, err := im.Cache.Resolve(im.Ref); err != nil || commit != im.Commit || p.shared[im.Cache.Path()] || idxBytes(im.Cache.Path()) > keepIdxBytes {
 		im.Close()
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if len(p.images) >= p.bound {
+		im.Close()
+		return
+	}
 	p.images[name] = im
+}
+
+// idxBytes is the size of the pack indexes of the cache at path; an index
+// that cannot be read counts as too large.
+func idxBytes(path string) int64 {
+	dir := filepath.Join(path, "objects", "pack")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return math.MaxInt64
+	}
+	var n int64
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".idx") {
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil {
+			return math.MaxInt64
+		}
+		n += fi.Size()
+	}
+	return n
 }
 
 // Take hands over the image Prefetch prepared at the pin and fetched for
