@@ -37,6 +37,9 @@ type Env struct {
 	// FetchTimeout bounds how long a fetch may receive nothing, connecting
 	// included (upstream.WithTimeouts); 0 is the default.
 	FetchTimeout time.Duration
+	// prepared, when set, is told of each unit prepare opens the cache of
+	// (a test seam: it counts the opens of a run).
+	prepared func(name string)
 }
 
 // Image is an image unit prepared for applying: its spec, its upstream cache,
@@ -88,6 +91,9 @@ func prepare(ctx context.Context, env Env, name, ref string, emptyOK bool) (*Ima
 		if patches, err = series.Load(dir, s.Patches, SeriesOptions(s)...); err != nil {
 			return nil, err
 		}
+	}
+	if env.prepared != nil {
+		env.prepared(name)
 	}
 	im, err := Open(ctx, env, s, ref)
 	if err != nil {

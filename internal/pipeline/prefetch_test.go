@@ -45,6 +45,7 @@ func TestPrefetchHandsBackOnce(t *testing.T) {
 		return fmt.Sprintf("%s #%d", name, n), true, nil
 	}
 	p := Prefetch(context.Background(), env, names, 2, quick)
+	p.Wait()
 	want := map[string]int{"a1": 1, "b": 1, "c": 1, "d": 1}
 	for name, n := range asked {
 		if want[name] != n {
@@ -98,7 +99,7 @@ func TestPrefetchBound(t *testing.T) {
 			mu.Unlock()
 			return name, true, nil
 		}
-		Prefetch(context.Background(), env, names, bound, quick)
+		Prefetch(context.Background(), env, names, bound, quick).Wait()
 		if peak != bound {
 			t.Errorf("bound %d: %d upstreams in flight at once", bound, peak)
 		}
@@ -142,6 +143,8 @@ func TestPrefetchNotQuickAskedOnce(t *testing.T) {
 		return name, name != "img", nil
 	}
 	p := Prefetch(context.Background(), env, []string{"img", "other"}, 2, quick)
+	p.Wait()
+	defer p.Close()
 	if _, ok, err := p.Quick(context.Background(), "img"); ok || err != nil {
 		t.Fatalf("Quick(img) = %v, %v; want not quick", ok, err)
 	}
@@ -159,5 +162,45 @@ func TestPrefetchNotQuickAskedOnce(t *testing.T) {
 	// Handed back once: asked again, quick answers.
 	if _, ok, _ := p.Quick(context.Background(), "img"); ok || asked["img"] != 2 {
 		t.Errorf("Quick(img) again: ok %v, asked %d times; want quick asked anew", ok, asked["img"])
+	}
+}
+
+// TestUnitsRunWhilePrefetchGoesOn: a unit's run starts as soon as
+// Prefetch is done with its upstream, while Prefetch works on the next
+// ones. One upstream at a time, the quick answer of b waits (up to a
+// minute) until the run has done a1 and a2, whose upstream comes first:
+// it can only if the run did not wait for the whole of Prefetch.
+func TestUnitsRunWhilePrefetchGoesOn(t *testing.T) {
+	env := unitRoot(t, true)
+	names := quickRoot(t, env)
+	aDone := make(chan struct{})
+	waited := false
+	quick := func(_ context.Context, name string) (string, bool, error) {
+		if name == "b" {
+			select {
+			case <-aDone:
+			case <-time.After(time.Minute):
+				waited = true
+			}
+		}
+		return name, true, nil
+	}
+	p := Prefetch(context.Background(), env, names[:5], 1, quick)
+	defer p.Close()
+	units, err := Each(context.Background(), Runner{Env: env}, names[:5], func(ctx context.Context, name string) (string, error) {
+		out, _, err := p.Quick(ctx, name)
+		if name == "a2" {
+			close(aDone)
+		}
+		return out, err
+	})
+	p.Wait()
+	if err != nil || len(units) != 5 || waited {
+		t.Errorf("Each() = %+v, %v (b's answer waited for the whole minute: %v); want a1 and a2 run before Prefetch got to b", units, err, waited)
+	}
+	for i, u := range units {
+		if u.Result != names[i] {
+			t.Errorf("unit %d = %+v, want %s", i, u, names[i])
+		}
 	}
 }

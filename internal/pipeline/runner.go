@@ -35,6 +35,11 @@ type Runner struct {
 	// EmptySeries: a unit whose patch directory does not exist yet has an
 	// empty series (backport writes its first patch) rather than bad input.
 	EmptySeries bool
+	// Prepared, when set, hands over an image already prepared at the
+	// pin for the unit, once (Prefetched.Take): With works on it instead
+	// of preparing the unit again, when it prepares at the pin (Ref "")
+	// without EmptySeries. nil means prepare.
+	Prepared func(name string) *Image
 }
 
 // Unit is the outcome of one unit of a run.
@@ -122,17 +127,25 @@ func Run[R any](ctx context.Context, r Runner, names []string, work func(ctx con
 }
 
 // With prepares the unit name as r says (Prepare at r.Ref; EmptySeries),
-// runs work on it and closes its cache. It is one unit of Run, for work
-// that checks something of its own first (Each).
+// or takes the image r.Prepared hands over for it, runs work on it and
+// closes its cache. It is one unit of Run, for work that checks something
+// of its own first (Each). A unit done again (Runner.Repair) prepares
+// afresh: an image is handed over once.
 func With[R any](ctx context.Context, r Runner, name string, work func(ctx context.Context, im *Image) (R, error)) (R, error) {
 	var zero R
-	prepare := Prepare
-	if r.EmptySeries {
-		prepare = prepareEmptyOK
+	var im *Image
+	if r.Prepared != nil && r.Ref == "" && !r.EmptySeries {
+		im = r.Prepared(name)
 	}
-	im, err := prepare(ctx, r.Env, name, r.Ref)
-	if err != nil {
-		return zero, err
+	if im == nil {
+		prepare := Prepare
+		if r.EmptySeries {
+			prepare = prepareEmptyOK
+		}
+		var err error
+		if im, err = prepare(ctx, r.Env, name, r.Ref); err != nil {
+			return zero, err
+		}
 	}
 	defer im.Close()
 	return work(ctx, im)

@@ -110,6 +110,17 @@ func run(ctx context.Context, opts *Options, format report.Format, env pipeline.
 	pre := pipeline.Prefetch(ctx, env, images, listBound, func(ctx context.Context, name string) (report.Obsolete, bool, error) {
 		return unscanned(ctx, env, name, opts)
 	})
+	// Each unit takes the image Prefetch prepared and fetched for it, so
+	// that its cache is opened once; those not taken are closed. A unit
+	// runs as soon as Prefetch is done with its cache, while it lists the
+	// next ones. --write changes patch files that another unit's series
+	// may share: the units then wait for Prefetch, and prepare afresh.
+	defer pre.Close()
+	if opts.Write {
+		pre.Wait()
+	} else {
+		r.Prepared = pre.Take
+	}
 	var written []obsoletestage.Written
 	units, err := pipeline.Each(ctx, r, images, func(ctx context.Context, name string) (report.Obsolete, error) {
 		// A unit with nothing to scan is answered from the upstream's
@@ -127,6 +138,7 @@ func run(ctx context.Context, opts *Options, format report.Format, env pipeline.
 		written = append(written, res.Written...)
 		return res, err
 	})
+	pre.Close() // before the chart units (a chart's tags may use a cache)
 	if err != nil {
 		return err
 	}
