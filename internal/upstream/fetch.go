@@ -409,7 +409,8 @@ func hasShallow(s *store) bool {
 }
 
 // staleRefs are the wanted refs that the cache does not hold at their hash,
-// or whose object is missing, sorted. The cache's refs are read once
+// or whose object is missing (no pack index lists it, and go-git does not
+// find it), sorted. The cache's refs are read once
 // (packed-refs and the loose ones): reading them one by one rereads
 // packed-refs for each, an upstream's hundreds of tags squared.
 func staleRefs(s *store, want map[plumbing.ReferenceName]plumbing.Hash) []plumbing.ReferenceName {
@@ -422,11 +423,28 @@ func staleRefs(s *store, want map[plumbing.ReferenceName]plumbing.Hash) []plumbi
 			return nil
 		})
 	}
+	// The object of a ref the cache holds as wanted must be there too: a
+	// pack index that lists it says so without reading it (see check).
+	var packs *packSet
+	opened := false
+	present := func(h plumbing.Hash) bool {
+		if !opened {
+			packs, _ = openPacks(s.path)
+			opened = true
+		}
+		if _, ok := packs.locate(h); ok {
+			return true
+		}
+		return s.has(h) == nil
+	}
 	var stale []plumbing.ReferenceName
 	for name, h := range want {
-		if cur, ok := have[name]; !ok || cur != h || s.has(h) != nil {
+		if cur, ok := have[name]; !ok || cur != h || !present(h) {
 			stale = append(stale, name)
 		}
+	}
+	if packs != nil {
+		packs.close()
 	}
 	sort.Slice(stale, func(i, j int) bool { return stale[i] < stale[j] })
 	return stale

@@ -173,3 +173,21 @@ func TestTagGoneBeforeFetch(t *testing.T) {
 	}
 	fsck(t, c)
 }
+
+// TestFetchReadsNoPackedRef: a fetch that finds every ref current checks
+// that each ref's object is there through the pack indexes, reading none of
+// them (an upstream's hundreds of tags each cost go-git an inflate).
+func TestFetchReadsNoPackedRef(t *testing.T) {
+	f := newFixture(t)
+	for i := range 30 {
+		f.repo.Git("tag", "-a", "-m", "t", fmt.Sprintf("nightly-%02d", i), f.c2)
+	}
+	c := open(t, t.TempDir(), f.repo.URL())
+	before := hasReads.Load()
+	if err := c.Fetch(context.Background()); err != nil {
+		t.Fatalf("Fetch() = %v", err)
+	}
+	if n := hasReads.Load() - before; n != 0 {
+		t.Errorf("a fetch of nothing new read %d objects that a pack index lists", n)
+	}
+}
