@@ -106,20 +106,32 @@ func tryLock(path string) (*fileLock, bool) {
 	return &fileLock{f: f}, true
 }
 
-// runRepack runs git repack (repackArgs) on the bare repository at dir. The
-// kernel kills git when the thread that started it ends (Pdeathsig), which
-// it does when this process dies: the thread is locked to the goroutine
-// until git exits, so the Go runtime neither reuses nor ends it meanwhile.
+// runRepack runs git repack (repackArgs) on the bare repository at dir,
+// tied to this process (runTied).
 func runRepack(ctx context.Context, dir string) error {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 	cmd := exec.CommandContext(ctx, "git", append([]string{"--git-dir", dir}, repackArgs...)...)
 	cmd.Env = append(GitEnv(), traceEnv...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	var stderr tailBuffer
 	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
+	if err := runTied(cmd); err != nil {
 		return errors.Join(err, errors.New(stderr.String()))
 	}
 	return nil
+}
+
+// runTied runs cmd, which writes the cache, so that it dies with this
+// process: the kernel kills it when the thread that started it ends
+// (Pdeathsig), which it does when this process dies; the thread is locked
+// to the goroutine until cmd exits, so the Go runtime neither reuses nor
+// ends it meanwhile. A killed run so leaves no git writing into a cache
+// that the next run reads or replaces. (git fetch is tied the same way by
+// idleWatch.run.)
+func runTied(cmd *exec.Cmd) error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+	return cmd.Run()
 }

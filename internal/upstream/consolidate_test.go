@@ -159,13 +159,30 @@ func TestConsolidateKilled(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// git, for the helper: its repack records its pid and hangs.
+	killMidGit(t, dir, f.repo.URL(), "repack", helperPacksEnv+"=2")
+
+	withMaxPacks(t, 2)
+	checkCache(t, f, dir)
+	if _, err := os.Stat(tmpPack); !os.IsNotExist(err) {
+		t.Errorf("the killed repack's temporary pack is still there (%v)", err)
+	}
+	if n := packsOf(repo); n > 2 {
+		t.Errorf("%d packs after the next Open, want them merged", n)
+	}
+}
+
+// killMidGit runs the helper process (TestMain) on the cache in dir with a
+// git on its PATH whose subcommand sub records its pid and hangs, kills the
+// helper with SIGKILL once that git runs, and fails the test unless that git
+// dies with it. env is added to the helper's environment.
+func killMidGit(t *testing.T, dir, url, sub string, env ...string) {
+	t.Helper()
 	real, err := exec.LookPath("git")
 	if err != nil {
 		t.Fatal(err)
 	}
-	bin, pidFile := t.TempDir(), filepath.Join(t.TempDir(), "repack.pid")
-	script := fmt.Sprintf("#!/bin/sh\nfor a in \"$@\"; do [ \"$a\" = repack ] && { echo $$ > %s.tmp; mv %s.tmp %s; exec sleep 60; }; done\nexec %s \"$@\"\n", pidFile, pidFile, pidFile, real)
+	bin, pidFile := t.TempDir(), filepath.Join(t.TempDir(), sub+".pid")
+	script := fmt.Sprintf("#!/bin/sh\nfor a in \"$@\"; do [ \"$a\" = %s ] && { echo $$ > %s.tmp; mv %s.tmp %s; exec sleep 60; }; done\nexec %s \"$@\"\n", sub, pidFile, pidFile, pidFile, real)
 	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -174,8 +191,8 @@ func TestConsolidateKilled(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(exe, "-test.run=^$")
-	cmd.Env = append(os.Environ(), helperEnv+"=1", helperDirEnv+"="+dir, helperURLEnv+"="+f.repo.URL(),
-		helperRefEnv+"=main", helperPacksEnv+"=2", "PATH="+bin+":"+os.Getenv("PATH"))
+	cmd.Env = append(append(os.Environ(), helperEnv+"=1", helperDirEnv+"="+dir, helperURLEnv+"="+url,
+		helperRefEnv+"=main", "PATH="+bin+":"+os.Getenv("PATH")), env...)
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
@@ -189,7 +206,7 @@ func TestConsolidateKilled(t *testing.T) {
 		if time.Now().After(deadline) {
 			cmd.Process.Kill()
 			cmd.Wait()
-			t.Fatalf("the helper never ran git repack:\n%s", out.String())
+			t.Fatalf("the helper never ran git %s:\n%s", sub, out.String())
 		}
 	}
 	cmd.Process.Kill() // SIGKILL
@@ -197,17 +214,8 @@ func TestConsolidateKilled(t *testing.T) {
 	for deadline := time.Now().Add(10 * time.Second); alive(pid); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			killPID(pid)
-			t.Fatalf("git repack (pid %d) outlived the killed run", pid)
+			t.Fatalf("git %s (pid %d) outlived the killed run", sub, pid)
 		}
-	}
-
-	withMaxPacks(t, 2)
-	checkCache(t, f, dir)
-	if _, err := os.Stat(tmpPack); !os.IsNotExist(err) {
-		t.Errorf("the killed repack's temporary pack is still there (%v)", err)
-	}
-	if n := packsOf(repo); n > 2 {
-		t.Errorf("%d packs after the next Open, want them merged", n)
 	}
 }
 
@@ -227,4 +235,26 @@ func killPID(pid int) {
 	if p, err := os.FindProcess(pid); err == nil {
 		p.Kill()
 	}
+}
+
+// TestKilledFetchLeavesNoGit kills -9 a run while its git fetch runs: the
+// git fetch dies with it, rather than go on writing into a cache that the
+// next run finds interrupted and replaces. The next run then fetches.
+func TestKilledFetchLeavesNoGit(t *testing.T) {
+	f := newFixture(t)
+	dir := t.TempDir()
+	open(t, dir, f.repo.URL()).Close()
+	f.repo.Write("late.txt", "late\n")
+	want := f.repo.Release("late", "v4.0.0")
+
+	killMidGit(t, dir, f.repo.URL(), "fetch")
+
+	c := open(t, dir, f.repo.URL())
+	if err := c.Fetch(context.Background()); err != nil {
+		t.Fatalf("Fetch() after the killed run = %v", err)
+	}
+	if got := resolveOK(t, c, "v4.0.0"); got != want {
+		t.Errorf("Resolve(v4.0.0) = %s, want %s", got, want)
+	}
+	fsck(t, c)
 }

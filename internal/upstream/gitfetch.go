@@ -113,7 +113,7 @@ func maintain(ctx context.Context, dir, config string, args ...string) error {
 	cmd.Env = append(GitEnv(), traceEnv...)
 	var stderr tailBuffer
 	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
+	if err := runTied(cmd); err != nil {
 		return fmt.Errorf("git %s: %s: %w", strings.Join(args, " "), stderr.String(), err)
 	}
 	return nil

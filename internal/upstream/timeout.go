@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"os/exec"
+	"runtime"
 	"sync"
 	"syscall"
 	"time"
@@ -95,8 +96,15 @@ func (w *idleWatch) Write(p []byte) (int, error) {
 
 // run starts cmd in its own process group and waits for it, killing the
 // group when ctx ends or nothing came for idle. stalled reports the latter.
+//
+// The kernel kills cmd when the thread that started it ends (Pdeathsig),
+// which it does when this process dies: the thread stays locked to this
+// goroutine until cmd is waited for. A run killed mid-fetch so leaves no
+// git fetch writing into a cache that the next run repairs.
 func (w *idleWatch) run(ctx context.Context, cmd *exec.Cmd, idle time.Duration) (stalled bool, err error) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	w.last = time.Now()
 	if err := cmd.Start(); err != nil {
 		return false, err
