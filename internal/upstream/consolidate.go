@@ -67,7 +67,7 @@ func (c *Cache) consolidate(ctx context.Context) bool {
 	}
 	defer lk.unlock()
 	if _, err := os.Stat(c.markerPath()); err == nil {
-		return false // an interrupted fetch: open repairs the cache
+		return false // an interrupted fetch: open repairs the cache (offline: reports it)
 	}
 	c.removeLeftovers()
 	if countPacks(packDir) <= maxPacks {
