@@ -409,8 +409,7 @@ func hasShallow(s *store) bool {
 }
 
 // staleRefs are the wanted refs that the cache does not hold at their hash,
-// or whose object is missing (no pack index lists it, and go-git does not
-// find it), sorted. The cache's refs are read once
+// or whose object is missing (store.presence), sorted. The cache's refs are read once
 // (packed-refs and the loose ones): reading them one by one rereads
 // packed-refs for each, an upstream's hundreds of tags squared.
 func staleRefs(s *store, want map[plumbing.ReferenceName]plumbing.Hash) []plumbing.ReferenceName {
@@ -423,28 +422,13 @@ func staleRefs(s *store, want map[plumbing.ReferenceName]plumbing.Hash) []plumbi
 			return nil
 		})
 	}
-	// The object of a ref the cache holds as wanted must be there too: a
-	// pack index that lists it says so without reading it (see check).
-	var packs *packSet
-	opened := false
-	present := func(h plumbing.Hash) bool {
-		if !opened {
-			packs, _ = openPacks(s.path)
-			opened = true
-		}
-		if _, ok := packs.locate(h); ok {
-			return true
-		}
-		return s.has(h) == nil
-	}
+	present, done := s.presence()
+	defer done()
 	var stale []plumbing.ReferenceName
 	for name, h := range want {
-		if cur, ok := have[name]; !ok || cur != h || !present(h) {
+		if cur, ok := have[name]; !ok || cur != h || present(h) != nil {
 			stale = append(stale, name)
 		}
-	}
-	if packs != nil {
-		packs.close()
 	}
 	sort.Slice(stale, func(i, j int) bool { return stale[i] < stale[j] })
 	return stale

@@ -61,22 +61,14 @@ func (s *store) check() error {
 		return fmt.Errorf("listing refs: %w", err)
 	}
 	seen := map[plumbing.Hash]bool{}
-	// An object a pack index lists is present: no need to read it (go-git
-	// would inflate each of an upstream's hundreds of tags). What no index
-	// lists is looked for as go-git does.
-	packs, _ := openPacks(s.path)
-	if packs != nil {
-		defer packs.close()
-	}
+	present, done := s.presence()
+	defer done()
 	err = refs.ForEach(func(r *plumbing.Reference) error {
 		if r.Type() != plumbing.HashReference || seen[r.Hash()] {
 			return nil
 		}
 		seen[r.Hash()] = true
-		if _, ok := packs.locate(r.Hash()); ok {
-			return nil
-		}
-		if err := s.has(r.Hash()); err != nil {
+		if err := present(r.Hash()); err != nil {
 			return fmt.Errorf("ref %s points at %s: %w", r.Name(), r.Hash(), err)
 		}
 		return nil
@@ -94,6 +86,31 @@ func (s *store) check() error {
 		}
 	}
 	return nil
+}
+
+// presence returns a check of whether object h is in s, for many objects
+// (every ref's): an object a pack index lists is present, with no need to
+// read it (go-git would inflate each of an upstream's hundreds of tags);
+// what no index lists is looked for as go-git does (has). The indexes are
+// read on the first call; done releases them.
+func (s *store) presence() (present func(h plumbing.Hash) error, done func()) {
+	var packs *packSet
+	opened := false
+	present = func(h plumbing.Hash) error {
+		if !opened {
+			packs, _ = openPacks(s.path)
+			opened = true
+		}
+		if _, ok := packs.locate(h); ok {
+			return nil
+		}
+		return s.has(h)
+	}
+	return present, func() {
+		if packs != nil {
+			packs.close()
+		}
+	}
 }
 
 // has reports whether object h is present. Once the pack indexes are
