@@ -73,8 +73,9 @@ func (c *Cache) refresh(ctx context.Context, req fetchReq) error {
 		s.reindexIfChanged()
 		err := c.fetchInto(ctx, s, req)
 		if errors.Is(err, errRefGone) {
-			// A ref the listing named was deleted upstream before git
-			// fetch asked for it (see exactSpecs): list again, once.
+			// A ref the listing named moved or was deleted upstream
+			// before git fetch asked for it (see exactSpecs): list
+			// again, once.
 			c.lastAdv = nil
 			err = c.fetchInto(ctx, s, req)
 		}
@@ -221,9 +222,8 @@ func (c *Cache) fetchInto(ctx context.Context, s *store, req fetchReq) error {
 			}
 		}
 		if !deepen && !req.narrow && len(stale) < len(want) && len(stale) <= maxExactSpecs {
-			// git fetch lists only the refs its specs name (protocol v2's
-			// ref prefixes): name just the stale ones, so that the one
-			// listing of every ref is the one above.
+			// Fetch just the stale refs, by the ids the listing above gave
+			// (see exactSpecs): it is the one listing of the run.
 			specs = exactSpecs(stale, want)
 		}
 		if err := c.gitFetch(ctx, s.path, specs, fetchDepth{depth: req.depth, unshallow: deepen && hasShallow(s)}); err != nil {
@@ -435,7 +435,8 @@ func staleRefs(s *store, want map[plumbing.ReferenceName]plumbing.Hash) []plumbi
 }
 
 // errRefGone is wrapped by the error of a git fetch that asked for a ref
-// the upstream no longer has.
+// the upstream no longer has, or for an object no ref of its points at
+// any more (see exactSpecs).
 var errRefGone = errors.New("a ref the listing named is gone upstream")
 
 // maxExactSpecs is the most stale refs a fetch names one by one (see
@@ -443,20 +444,20 @@ var errRefGone = errors.New("a ref the listing named is gone upstream")
 // first fetch does.
 const maxExactSpecs = 64
 
-// exactSpecs are refspecs for the stale refs alone: a tag or branch by its
-// name, a commit fetched by id by its id. git fetch then asks the upstream
-// (protocol v2) only for these names, instead of listing every tag a second
-// time after advertise did. A tag deleted upstream between the two listings
-// fails git fetch ("couldn't find remote ref", errRefGone), before it
-// fetched anything; refresh then lists the refs again and fetches once more.
+// exactSpecs are refspecs for the stale refs alone, each by the id the
+// listing gave it: "+<id>:<name>". git fetch then asks the upstream for
+// those objects straight away (protocol v2, with --no-tags: no second
+// listing, which costs a round trip; v2 wants may name any object) and
+// writes each ref to what the listing said, so the run sees the upstream
+// as that one listing did. A server that speaks only protocol v0 accepts
+// an id only while a ref points at it; one that moved or was deleted after
+// the listing fails git fetch ("not our ref", errRefGone), before it
+// fetched anything, and refresh then lists the refs again and fetches once
+// more.
 func exactSpecs(stale []plumbing.ReferenceName, want map[plumbing.ReferenceName]plumbing.Hash) []config.RefSpec {
 	specs := make([]config.RefSpec, 0, len(stale))
 	for _, name := range stale {
-		src := name.String()
-		if strings.HasPrefix(src, pinPrefix) {
-			src = want[name].String()
-		}
-		specs = append(specs, config.RefSpec("+"+src+":"+name.String()))
+		specs = append(specs, config.RefSpec("+"+want[name].String()+":"+name.String()))
 	}
 	return specs
 }

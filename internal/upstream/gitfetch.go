@@ -65,7 +65,7 @@ func (c *Cache) gitFetch(ctx context.Context, dir string, specs []config.RefSpec
 	}
 	if err != nil {
 		msg := strings.TrimSpace(stderr.String())
-		if strings.Contains(msg, "couldn't find remote ref") {
+		if strings.Contains(msg, "couldn't find remote ref") || strings.Contains(msg, "not our ref") || strings.Contains(msg, "unadvertised object") {
 			err = fmt.Errorf("%w: %w", errRefGone, err)
 		}
 		if msg != "" {
