@@ -26,8 +26,28 @@ import (
 // After each case patchkit's verdicts must agree with the loop's (see
 // compareVerdicts); time is reported, never asserted. With -short (make
 // bench-check) every case runs once.
+//
+// It runs twice: "file" serves the upstream over file:// (git runs the
+// upload-pack itself), "git-daemon" over git:// from git daemon on
+// loopback, the way a remote serves it, where each connection and round
+// trip costs what a network adds. With -short only "file" runs: the
+// agreement checks are the same.
 func BenchmarkObsoleteWarm(b *testing.B) {
+	b.Run("file", func(b *testing.B) { benchWarm(b, false) })
+	if !testing.Short() {
+		b.Run("git-daemon", func(b *testing.B) { benchWarm(b, true) })
+	}
+}
+
+// benchWarm is BenchmarkObsoleteWarm over file://, or git daemon when
+// daemon is set; the naive loop clones and fetches from the same place.
+func benchWarm(b *testing.B, daemon bool) {
 	up, root, tags := setupObsolete(b, kubeOVN)
+	origin := up
+	if daemon {
+		origin = serve(b, up)
+		writeSpec(b, root, "obs", origin, tags[0], "v1.*")
+	}
 	work := b.TempDir()
 	var pkCold, pkWarm, pkWarmOnline, pkMoved, gitCold, gitWarm, gitMoved []time.Duration
 	timed := func(ds *[]time.Duration, f func()) {
@@ -42,7 +62,7 @@ func BenchmarkObsoleteWarm(b *testing.B) {
 		var got, want verdicts
 		timed(&pkCold, func() { got = patchkitOnline(b, root, cache) })
 		timed(&gitCold, func() {
-			run(b, "", "git", "clone", "-q", up, wt)
+			run(b, "", "git", "clone", "-q", origin, wt)
 			want = naiveLoop(b, wt, root, tags)
 		})
 		compareVerdicts(b, got, want)
