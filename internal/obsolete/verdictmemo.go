@@ -3,7 +3,9 @@ package obsolete
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/gob"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,7 +18,9 @@ const verdictMemoName = "verdicts"
 
 // verdictFormat names the verdict memo's format; a change of format is a
 // change of key.
-const verdictFormat = "patchkit obsolete verdict memo 1"
+// 2: keys over the series' digest. Entries are gob, which keeps non-UTF-8
+// subjects, paths and lines byte for byte (JSON would not).
+const verdictFormat = "patchkit obsolete verdict memo 2"
 
 // verdictMemo keeps each ref's results across runs. A ref's results are a
 // function of content-addressed inputs only: the series (every patch's name,
@@ -31,7 +35,7 @@ const verdictFormat = "patchkit obsolete verdict memo 1"
 // never fails the run.
 type verdictMemo struct {
 	g      gitRunner
-	series string // the hash input of the series and the pin
+	series string // the digest of the series, the pin and the rules
 	ok     bool   // false: nothing identifies the rules, memoise nothing
 }
 
@@ -56,7 +60,8 @@ func newVerdictMemo(g gitRunner, in Input) *verdictMemo {
 		field(p.Path)
 		field(string(p.Bytes()))
 	}
-	m.series, m.ok = b.String(), true
+	sum := sha256.Sum256(b.Bytes()) // hashed once, not again for every ref's key
+	m.series, m.ok = hex.EncodeToString(sum[:]), true
 	return m
 }
 
