@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -161,22 +162,14 @@ func touchMemo(path string) {
 // writeMemo writes an entry atomically (a temporary file renamed into
 // place), so that a killed run leaves either no entry or a whole one, and
 // removes the temporary files of runs killed earlier and the entries no run
-// has read for a long time.
+// has read for a long time (sweepMemo, once per directory and process).
 func writeMemo(path string, payload []byte) {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return
 	}
-	if names, err := os.ReadDir(dir); err == nil {
-		for _, e := range names {
-			limit := unusedEntry
-			if strings.HasPrefix(e.Name(), "tmp-") {
-				limit = staleTemp
-			}
-			if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > limit {
-				os.Remove(filepath.Join(dir, e.Name()))
-			}
-		}
+	if _, done := swept.LoadOrStore(dir, true); !done {
+		sweepMemo(dir)
 	}
 	f, err := os.CreateTemp(dir, "tmp-*")
 	if err != nil {
@@ -198,5 +191,33 @@ func writeMemo(path string, payload []byte) {
 	}
 	if err != nil {
 		os.Remove(f.Name())
+	}
+}
+
+// swept holds the memo directories this process has swept (sweepMemo). A
+// cold run writes an entry per ref, hundreds, and sweeping before each
+// one listed and statted the whole directory every time: a cold run's cost
+// grew with the square of the refs.
+var swept sync.Map
+
+// sweepCount counts sweepMemo's runs; a test seam.
+var sweepCount atomic.Int64
+
+// sweepMemo removes from dir the temporary files older than staleTemp
+// (those of killed runs) and the entries unread for unusedEntry.
+func sweepMemo(dir string) {
+	sweepCount.Add(1)
+	names, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range names {
+		limit := unusedEntry
+		if strings.HasPrefix(e.Name(), "tmp-") {
+			limit = staleTemp
+		}
+		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > limit {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package obsolete
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -160,5 +161,28 @@ func TestMemoTempLeftovers(t *testing.T) {
 	}
 	if _, ok := readMemo(stale); ok {
 		t.Errorf("a temporary file reads as an entry")
+	}
+}
+
+// TestMemoSweptOncePerDir: a run that writes many entries (a cold run
+// writes one per ref) sweeps each memo directory once, not before every
+// write; every entry is written whole.
+func TestMemoSweptOncePerDir(t *testing.T) {
+	dirs := []string{t.TempDir(), t.TempDir()}
+	before := sweepCount.Load()
+	for i := range 50 {
+		for _, dir := range dirs {
+			writeMemo(filepath.Join(dir, fmt.Sprintf("key-%02d", i)), []byte(fmt.Sprint("payload ", i)))
+		}
+	}
+	if n := sweepCount.Load() - before; n != int64(len(dirs)) {
+		t.Errorf("100 writes into 2 directories swept %d times, want 2", n)
+	}
+	for _, dir := range dirs {
+		for i := range 50 {
+			if got, ok := readMemo(filepath.Join(dir, fmt.Sprintf("key-%02d", i))); !ok || string(got) != fmt.Sprint("payload ", i) {
+				t.Errorf("entry %d in %s = %q, %v", i, dir, got, ok)
+			}
+		}
 	}
 }
