@@ -2,6 +2,7 @@ package obsolete
 
 import (
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -180,5 +181,25 @@ func TestCheckBumpVersions(t *testing.T) {
 	m = result(t, rep, 3, "v1.0.4")
 	if m.Code.Status != StatusPresent || m.Bump.Status != StatusPresent {
 		t.Errorf("patch 4 at v1.0.4: code %s, bump %s, want present twice", m.Code.Status, m.Bump.Status)
+	}
+
+	// Warm runs take the line verdicts from the verdict memo (the third
+	// from its bundle), and the version rules, which rewrite a result in
+	// place, judge those, never their own earlier output: every run
+	// reports what the cold one did.
+	c := openCache(t, r.URL())
+	sc := scan{pin: "v1.0.0", releases: "v1.*", patches: patches}
+	for run := range 3 {
+		again, err := sc.check(t, c)
+		if err != nil {
+			t.Fatalf("run %d: Check() = %v", run+1, err)
+		}
+		for i := range rep.Patches {
+			got, want := again.Patches[i], rep.Patches[i]
+			if !reflect.DeepEqual(got.Results, want.Results) || got.ObsoletedBy != want.ObsoletedBy || got.Commit != want.Commit {
+				t.Errorf("run %d on one cache, patch %d:\n got %q %s %+v\nwant %q %s %+v", run+1, i+1,
+					got.ObsoletedBy, got.Commit, got.Results, want.ObsoletedBy, want.Commit, want.Results)
+			}
+		}
 	}
 }

@@ -325,6 +325,7 @@ func Check(ctx context.Context, in Input, opts ...Option) (*Report, error) {
 			rep.Patches[i].Results = append(rep.Patches[i].Results, results[i])
 		}
 	}
+	vm.flush()
 	isPre := func(tag string) bool {
 		return IsPrerelease(tag, in.Spec.Upstream.Releases, in.Spec.Upstream.Ref)
 	}

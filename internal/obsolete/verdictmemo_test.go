@@ -23,14 +23,16 @@ func TestVerdictMemo(t *testing.T) {
 		rep := checkAgain(t, c, pin, patches, withEvaluated(func(r Ref) { evaluated = append(evaluated, r.Name) }))
 		return rep, strings.Join(evaluated, " ")
 	}
-	entries := func() []string {
+	glob := func(pattern string) []string {
 		t.Helper()
-		files, err := filepath.Glob(filepath.Join(c.DerivedDir(verdictMemoName), "*"))
+		files, err := filepath.Glob(filepath.Join(c.DerivedDir(verdictMemoName), pattern))
 		if err != nil {
 			t.Fatal(err)
 		}
 		return files
 	}
+	entries := func() []string { return glob("[0-9a-f]*") }
+	bundles := func() []string { return glob(bundlePrefix + "*") }
 
 	cold, ev := check(fx.patches)
 	if ev != "v1.1.0 v1.1.1" {
@@ -39,29 +41,46 @@ func TestVerdictMemo(t *testing.T) {
 	if got := statuses(cold, 1); got != "v1.1.0=present v1.1.1=present" {
 		t.Fatalf("patch 2 = %q: the fixture changed", got)
 	}
-	if n := len(entries()); n != 2 {
-		t.Fatalf("verdict memo holds %d entries after a cold run, want 2", n)
+	if n, b := len(entries()), len(bundles()); n != 2 || b != 1 {
+		t.Fatalf("verdict memo holds %d entries and %d bundles after a cold run, want 2 and 1", n, b)
 	}
+	reads := verdictReads.Load()
 	warm, ev := check(fx.patches)
 	if ev != "" {
 		t.Errorf("warm run evaluated %q, want nothing", ev)
+	}
+	if n := verdictReads.Load() - reads; n != 1 {
+		t.Errorf("warm run read %d verdict memo files, want 1 (the bundle)", n)
 	}
 	if !reflect.DeepEqual(warm, cold) {
 		t.Errorf("warm report differs from the cold one:\nwarm %+v\ncold %+v", warm, cold)
 	}
 
-	// A damaged entry (one byte flipped) is a miss, evaluated again and
-	// rewritten whole.
-	files := entries()
-	flipLastByte(t, files[0])
+	// A damaged bundle (one byte flipped) is a miss: the entries answer,
+	// and the bundle is rewritten whole.
+	flipLastByte(t, bundles()[0])
 	damaged, ev := check(fx.patches)
+	if ev != "" {
+		t.Errorf("run on a damaged bundle evaluated %q, want nothing", ev)
+	}
+	if !reflect.DeepEqual(damaged, cold) {
+		t.Errorf("report on a damaged bundle differs from the cold one")
+	}
+	if _, ok := readMemo(bundles()[0]); !ok {
+		t.Errorf("the bundle was not rewritten whole")
+	}
+	// Without the bundle, a damaged entry is a miss, evaluated again and
+	// rewritten whole.
+	os.Remove(bundles()[0])
+	flipLastByte(t, entries()[0])
+	damaged, ev = check(fx.patches)
 	if strings.Count(ev, "v") != 1 {
 		t.Errorf("run on a damaged entry evaluated %q, want one ref", ev)
 	}
 	if !reflect.DeepEqual(damaged, cold) {
 		t.Errorf("report on a damaged entry differs from the cold one")
 	}
-	for _, f := range entries() {
+	for _, f := range append(entries(), bundles()...) {
 		if _, ok := readMemo(f); !ok {
 			t.Errorf("entry %s was not rewritten whole", f)
 		}
