@@ -40,8 +40,8 @@ type JSONer interface{ JSON() any }
 type cleaner interface{ clean() Result }
 
 // Export writes r in format f: JSON with two-space indents and no HTML
-// escaping, streamed (indentWriter; nothing when r fails to encode), the
-// others as r renders them, each in one write ("" is text). A
+// escaping (indentWriter; nothing when r fails to encode), the others as r
+// renders them, each in one write ("" is text). A
 // format r does not have is a usage error (exit 2) that names those it has.
 func Export(w io.Writer, f Format, r Result) error {
 	if f == "" {
@@ -60,13 +60,9 @@ func Export(w io.Writer, f Format, r Result) error {
 		if j, ok := r.(JSONer); ok {
 			v = j.JSON()
 		}
-		iw := newIndentWriter(w, "  ")
-		enc := json.NewEncoder(iw)
+		enc := json.NewEncoder(newIndentWriter(w, "  "))
 		enc.SetEscapeHTML(false)
-		if err := enc.Encode(v); err != nil {
-			return err
-		}
-		return iw.Flush()
+		return enc.Encode(v)
 	case HTML:
 		return r.(HTMLer).HTML(w)
 	case Text:

@@ -3,9 +3,14 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/patchkit/patchkit/internal/untrusted"
 )
 
 // indentCases are compact JSON texts at the edges of indentWriter's states:
@@ -88,9 +93,6 @@ func indentChunked(t *testing.T, src []byte, chunk int) string {
 		}
 		src = src[n:]
 	}
-	if err := iw.Flush(); err != nil {
-		t.Fatal(err)
-	}
 	return out.String()
 }
 
@@ -101,4 +103,61 @@ func indentStd(t *testing.T, src []byte) string {
 		t.Fatal(err)
 	}
 	return out.String()
+}
+
+// bigResult is a result whose JSON runs past any buffer size.
+type bigResult struct{ Lines []string }
+
+func (bigResult) Command() string { return "test" }
+
+// countingWriter counts the writes it is given.
+type countingWriter struct {
+	w      io.Writer
+	writes int
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	c.writes++
+	return c.w.Write(p)
+}
+
+// TestExportJSONOneWrite: -o json reaches its writer in one write, as
+// Encoder.SetIndent's output did, so that untrusted's filter, which
+// redacts each write on its own, sees a secret whole wherever it falls in
+// a large report; and the bytes are the Encoder's.
+func TestExportJSONOneWrite(t *testing.T) {
+	token := "ghp_" + strings.Repeat("A1b2", 9)
+	var r bigResult
+	for i := range 5000 {
+		r.Lines = append(r.Lines, fmt.Sprintf("line %04d of a long report", i))
+	}
+	r.Lines[2000] = "near 64 KiB: " + token // past the first 64 KiB of indented output
+	var out bytes.Buffer
+	cw := &countingWriter{w: untrusted.NewWriter(&out)}
+	if err := Export(cw, JSON, r); err != nil {
+		t.Fatal(err)
+	}
+	if cw.writes != 1 {
+		t.Errorf("Export wrote %d times, want once", cw.writes)
+	}
+	if strings.Contains(out.String(), token) || !strings.Contains(out.String(), "near 64 KiB: ") {
+		t.Errorf("the token is in the output, or the line is missing")
+	}
+	var want bytes.Buffer
+	enc := json.NewEncoder(&want)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(r); err != nil {
+		t.Fatal(err)
+	}
+	var got bytes.Buffer
+	if err := Export(&got, JSON, r); err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != want.String() {
+		t.Errorf("Export's JSON differs from Encoder.SetIndent's")
+	}
+	if out.Len() < 64<<10 {
+		t.Fatalf("the report is %d bytes, want more than 64 KiB", out.Len())
+	}
 }
