@@ -128,19 +128,10 @@ func (c *Cache) advertise(ctx context.Context) (*packp.AdvRefs, error) {
 	if err != nil {
 		return nil, err
 	}
-	cl, err := c.transportClient(ep)
-	if err != nil {
-		return nil, err
-	}
 	connect, idle := c.opts.timeouts()
 	actx, cancel := context.WithTimeout(ctx, connect+idle)
 	defer cancel()
-	sess, err := cl.NewUploadPackSession(ep, nil)
-	if err != nil {
-		return nil, err
-	}
-	ar, err := sess.AdvertisedReferencesContext(actx)
-	sess.Close()
+	ar, err := c.listRefs(actx, ep, connect)
 	var ne net.Error
 	if err != nil && ctx.Err() == nil && (actx.Err() != nil || errors.As(err, &ne) && ne.Timeout()) {
 		return nil, &TimeoutError{URL: c.redacted, After: connect + idle, Err: err}

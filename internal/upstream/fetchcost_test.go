@@ -24,19 +24,15 @@ type fetchTrace struct {
 }
 
 // traceFetches points git's trace variables at files in a temporary
-// directory, for the git commands a fetch runs (traceEnv) and for the
-// upload-pack go-git starts to list the refs (the process environment), and
-// returns a function that reads what was traced since the last call.
+// directory, for the git commands a fetch runs, the listing's upload-pack
+// among them (traceEnv), and returns a function that reads what was traced
+// since the last call.
 func traceFetches(t *testing.T) func() fetchTrace {
 	dir := t.TempDir()
 	events, packets := filepath.Join(dir, "events"), filepath.Join(dir, "packets")
 	vars := []string{"GIT_TRACE2_EVENT=" + events, "GIT_TRACE_PACKET=" + packets}
 	traceEnv = vars
 	t.Cleanup(func() { traceEnv = nil })
-	for _, kv := range vars {
-		k, v, _ := strings.Cut(kv, "=")
-		t.Setenv(k, v)
-	}
 	refLine := regexp.MustCompile(`packet: +(upload-pack>|fetch<) [0-9a-f]{40} (refs/[^\s\x00]+)`)
 	lsRefsLine := regexp.MustCompile(`packet: +fetch> command=ls-refs`)
 	return func() fetchTrace {
