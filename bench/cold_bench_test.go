@@ -3,9 +3,7 @@ package bench
 import (
 	"bytes"
 	"fmt"
-	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -140,27 +138,7 @@ func setupCold(b *testing.B) (up, root string, patches []string, history int64) 
 // server does not.
 func serve(b *testing.B, dir string) string {
 	b.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	cmd := exec.Command("git", "daemon", "--export-all", "--reuseaddr", "--listen=127.0.0.1",
-		fmt.Sprintf("--port=%d", port), "--base-path="+filepath.Dir(dir), dir)
-	cmd.Env = gittest.Env()
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	for i := 0; i < 100; i++ {
-		if c, err := net.Dial("tcp", l.Addr().String()); err == nil {
-			c.Close()
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	url := fmt.Sprintf("git://127.0.0.1:%d/%s", port, filepath.Base(dir))
+	url := gittest.Daemon(b, dir)
 	served[url] = dir
 	return url
 }

@@ -27,22 +27,34 @@ import (
 // compareVerdicts); time is reported, never asserted. With -short (make
 // bench-check) every case runs once.
 //
-// It runs twice: "file" serves the upstream over file:// (git runs the
-// upload-pack itself), "git-daemon" over git:// from git daemon on
+// It runs three times: "file" serves the upstream over file:// (git runs
+// the upload-pack itself), "git-daemon" over git:// from git daemon on
 // loopback, the way a remote serves it, where each connection and round
-// trip costs what a network adds. With -short only "file" runs: the
-// agreement checks are the same.
+// trip costs what a network adds, and "git-daemon-pulls" the same with
+// the 5,862 refs/pull/* that a mirror of kube-ovn's GitHub repository
+// lists (kubePulls): every listing of patchkit's carries them, git
+// clone and fetch --tags ask for tags and branches only. With -short only
+// "file" runs: the agreement checks are the same.
 func BenchmarkObsoleteWarm(b *testing.B) {
-	b.Run("file", func(b *testing.B) { benchWarm(b, false) })
+	b.Run("file", func(b *testing.B) { benchWarm(b, false, 0) })
 	if !testing.Short() {
-		b.Run("git-daemon", func(b *testing.B) { benchWarm(b, true) })
+		b.Run("git-daemon", func(b *testing.B) { benchWarm(b, true, 0) })
+		b.Run("git-daemon-pulls", func(b *testing.B) { benchWarm(b, true, kubePulls) })
 	}
 }
 
+// kubePulls is how many refs/pull/* the kube-ovn mirror of
+// docs/benchmarks.md lists.
+const kubePulls = 5862
+
 // benchWarm is BenchmarkObsoleteWarm over file://, or git daemon when
-// daemon is set; the naive loop clones and fetches from the same place.
-func benchWarm(b *testing.B, daemon bool) {
+// daemon is set, with pulls refs/pull/* upstream; the naive loop clones
+// and fetches from the same place.
+func benchWarm(b *testing.B, daemon bool, pulls int) {
 	up, root, tags := setupObsolete(b, kubeOVN)
+	if pulls > 0 {
+		addPulls(b, up, pulls)
+	}
 	origin := up
 	if daemon {
 		origin = serve(b, up)
@@ -142,4 +154,30 @@ func commitUnrelated(b *testing.B, up, tag string, i int) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("git fast-import: %v\n%s", err, out)
 	}
+}
+
+// addPulls gives the upstream up n refs/pull/<i>/head and /merge refs, as
+// GitHub keeps for every pull request, pointing at its commits in turn,
+// packed as git pack-refs leaves them.
+func addPulls(b *testing.B, up string, n int) {
+	b.Helper()
+	git := func(stdin string, args ...string) string {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = up
+		cmd.Env = gittest.Env()
+		cmd.Stdin = strings.NewReader(stdin)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			b.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	commits := strings.Fields(git("", "rev-list", "--all"))
+	var in strings.Builder
+	for i := range n / 2 {
+		c := commits[i%len(commits)]
+		fmt.Fprintf(&in, "create refs/pull/%d/head %s\ncreate refs/pull/%d/merge %s\n", i+1, c, i+1, c)
+	}
+	git(in.String(), "update-ref", "--stdin")
+	git("", "pack-refs", "--all")
 }
