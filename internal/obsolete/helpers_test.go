@@ -3,7 +3,6 @@ package obsolete
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
@@ -192,17 +191,4 @@ func checkAgain(t *testing.T, c *upstream.Cache, pin string, patches []string, o
 		rep.Patches[i].Patch = nil
 	}
 	return rep
-}
-
-// flipLastByte damages file: one bit (0x20) of its last byte flipped.
-func flipLastByte(t *testing.T, file string) {
-	t.Helper()
-	b, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b[len(b)-1] ^= 0x20
-	if err := os.WriteFile(file, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
 }

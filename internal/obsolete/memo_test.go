@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/patchkit/patchkit/internal/gittest"
 	"github.com/patchkit/patchkit/internal/upstream"
 )
 
@@ -73,7 +74,7 @@ func TestHistoryMemo(t *testing.T) {
 	// Damage: one entry with a byte flipped, the other cut short (a
 	// writer killed half-way would leave no entry at all; this is worse).
 	files := memoFiles(t, c)
-	flipLastByte(t, files[0])
+	gittest.FlipBit(t, files[0], -1)
 	b, err := os.ReadFile(files[1])
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/patchkit/patchkit/internal/gittest"
 )
 
 // TestVerdictMemo counts the refs Check evaluates rather than reads from the
@@ -58,7 +60,7 @@ func TestVerdictMemo(t *testing.T) {
 
 	// A damaged bundle (one byte flipped) is a miss: the entries answer,
 	// and the bundle is rewritten whole.
-	flipLastByte(t, bundles()[0])
+	gittest.FlipBit(t, bundles()[0], -1)
 	damaged, ev := check(fx.patches)
 	if ev != "" {
 		t.Errorf("run on a damaged bundle evaluated %q, want nothing", ev)
@@ -72,7 +74,7 @@ func TestVerdictMemo(t *testing.T) {
 	// Without the bundle, a damaged entry is a miss, evaluated again and
 	// rewritten whole.
 	os.Remove(bundles()[0])
-	flipLastByte(t, entries()[0])
+	gittest.FlipBit(t, entries()[0], -1)
 	damaged, ev = check(fx.patches)
 	if strings.Count(ev, "v") != 1 {
 		t.Errorf("run on a damaged entry evaluated %q, want one ref", ev)

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/patchkit/patchkit/internal/gittest"
 )
 
 // TestCommitGraph: a fetch leaves a split commit-graph that git verifies,
@@ -191,14 +193,14 @@ func graphCommits(t *testing.T, p string) int {
 }
 
 // flipMiddle flips a bit of the byte in the middle of the file at p
-// (flipByte, pack_test.go).
+// (gittest.FlipBit).
 func flipMiddle(t *testing.T, p string) {
 	t.Helper()
 	fi, err := os.Stat(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	flipByte(t, p, fi.Size()/2)
+	gittest.FlipBit(t, p, fi.Size()/2)
 }
 
 // gitOut runs git in dir and returns its output.

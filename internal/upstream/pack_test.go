@@ -209,7 +209,7 @@ func TestPackSetDamagedBase(t *testing.T) {
 	gitDir := filepath.Join(r.Dir, ".git")
 	base, user := baseOnly(t, r)
 	pack, off, size := packEntry(t, gitDir, base)
-	flipByte(t, pack, off+size-3)
+	gittest.FlipBit(t, pack, off+size-3)
 	ps, err := openPacks(gitDir)
 	if err != nil {
 		t.Fatal(err)
@@ -224,24 +224,6 @@ func TestPackSetDamagedBase(t *testing.T) {
 	}
 }
 
-// flipByte flips a bit of the byte at offset at of the file at path.
-func flipByte(t *testing.T, path string, at int64) {
-	t.Helper()
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	b := make([]byte, 1)
-	if _, err := f.ReadAt(b, at); err != nil {
-		t.Fatal(err)
-	}
-	b[0] ^= 0x40
-	if _, err := f.WriteAt(b, at); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestWalkDamagedDeltaBase: Materialize from a cache whose pack has a
 // damaged delta base (an object of the history the tree does not hold) is
 // a cache fault naming the blob, and writes nothing.
@@ -251,7 +233,7 @@ func TestWalkDamagedDeltaBase(t *testing.T) {
 	c := open(t, dir, r.URL())
 	base, user := baseOnly(t, r)
 	pack, off, size := packEntry(t, c.Path(), base)
-	flipByte(t, pack, off+size-3)
+	gittest.FlipBit(t, pack, off+size-3)
 	out := filepath.Join(t.TempDir(), "out")
 	err := c.Materialize(context.Background(), "v0", out)
 	var cf *CacheFaultError
