@@ -277,20 +277,7 @@ var damages = []struct {
 	}},
 	{"byte flipped inside the object", func(t *testing.T, repo, id string) {
 		pack, off, size := packOffset(t, repo, id)
-		f, err := os.OpenFile(pack, os.O_RDWR, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		at := off + size/2
-		b := make([]byte, 1)
-		if _, err := f.ReadAt(b, at); err != nil {
-			t.Fatal(err)
-		}
-		b[0] ^= 0x40
-		if _, err := f.WriteAt(b, at); err != nil {
-			t.Fatal(err)
-		}
+		gittest.FlipBit(t, pack, off+size/2)
 	}},
 }
 
