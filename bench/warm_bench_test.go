@@ -161,23 +161,19 @@ func commitUnrelated(b *testing.B, up, tag string, i int) {
 // packed as git pack-refs leaves them.
 func addPulls(b *testing.B, up string, n int) {
 	b.Helper()
-	git := func(stdin string, args ...string) string {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = up
-		cmd.Env = gittest.Env()
-		cmd.Stdin = strings.NewReader(stdin)
-		out, err := cmd.CombinedOutput()
+	git := func(stdin []byte, args ...string) string {
+		out, e, err := gittest.Run(up, stdin, args...)
 		if err != nil {
-			b.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+			b.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, e)
 		}
-		return string(out)
+		return out
 	}
-	commits := strings.Fields(git("", "rev-list", "--all"))
+	commits := strings.Fields(git(nil, "rev-list", "--all"))
 	var in strings.Builder
 	for i := range n / 2 {
 		c := commits[i%len(commits)]
 		fmt.Fprintf(&in, "create refs/pull/%d/head %s\ncreate refs/pull/%d/merge %s\n", i+1, c, i+1, c)
 	}
-	git(in.String(), "update-ref", "--stdin")
-	git("", "pack-refs", "--all")
+	git([]byte(in.String()), "update-ref", "--stdin")
+	git(nil, "pack-refs", "--all")
 }

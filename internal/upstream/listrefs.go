@@ -15,6 +15,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/pktline"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
 	"github.com/go-git/go-git/v5/plumbing/transport"
+	gitproto "github.com/go-git/go-git/v5/plumbing/transport/git"
 )
 
 // The ref listing of a git:// or file:// upstream is read here rather than
@@ -63,7 +64,7 @@ func (c *Cache) listRefs(ctx context.Context, ep *transport.Endpoint, connect ti
 func listGitDaemon(ctx context.Context, ep *transport.Endpoint, connect time.Duration) (*packp.AdvRefs, error) {
 	port := ep.Port
 	if port <= 0 {
-		port = 9418
+		port = gitproto.DefaultPort
 	}
 	addr := net.JoinHostPort(ep.Host, strconv.Itoa(port))
 	conn, err := (&net.Dialer{Timeout: connect}).DialContext(ctx, "tcp", addr)
@@ -76,19 +77,19 @@ func listGitDaemon(ctx context.Context, ep *transport.Endpoint, connect time.Dur
 	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
 	defer stop()
 	host := ep.Host
-	if ep.Port > 0 && ep.Port != 9418 {
+	if port != gitproto.DefaultPort {
 		host = addr
 	}
 	req := packp.GitProtoRequest{RequestCommand: transport.UploadPackServiceName, Pathname: ep.Path, Host: host}
 	if err := req.Encode(conn); err != nil {
 		return nil, err
 	}
-	ar, err := decodeAdvertisement(conn, nil)
+	ar, err := decodeAdvertisement(conn)
 	if err == nil {
 		// Wants nothing: upload-pack ends on the flush.
 		pktline.NewEncoder(conn).Flush()
 	}
-	return ar, err
+	return advertisement(ar, err, "")
 }
 
 // listLocal lists the refs of a file:// upstream with git upload-pack, as
@@ -110,35 +111,35 @@ func listLocal(ctx context.Context, ep *transport.Endpoint) (*packp.AdvRefs, err
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	ar, err := decodeAdvertisement(stdout, func() string {
-		// Nothing on stdout: the reason is on stderr once git exits.
-		stdin.Close()
-		cmd.Wait()
-		return stderr.String()
-	})
+	ar, err := decodeAdvertisement(stdout)
 	if err == nil {
 		pktline.NewEncoder(stdin).Flush()
 	}
 	stdin.Close()
 	io.Copy(io.Discard, stdout)
 	cmd.Wait()
-	return ar, err
+	return advertisement(ar, err, stderr.String())
 }
 
 // decodeAdvertisement reads a v0 upload-pack advertisement from r through a
-// buffer, with go-git's session's reading of the answers that are not one
-// (transport.ErrRepositoryNotFound for a repository the server says it
-// lacks, transport.ErrEmptyRemoteRepository for one with no refs).
-// stderr, when set, waits for the server's error text once the answer is
-// empty. Any other failure keeps only its text, and a network error (a
-// timeout) its chain: what the upstream sends never reads as a damaged
-// cache (AsFault's io.ErrUnexpectedEOF).
-func decodeAdvertisement(r io.Reader, stderr func() string) (*packp.AdvRefs, error) {
+// buffer.
+func decodeAdvertisement(r io.Reader) (*packp.AdvRefs, error) {
 	if listSource != nil {
 		r = listSource(r)
 	}
 	ar := packp.NewAdvRefs()
-	err := ar.Decode(bufio.NewReaderSize(r, listBuffer))
+	return ar, ar.Decode(bufio.NewReaderSize(r, listBuffer))
+}
+
+// advertisement is what decodeAdvertisement's answer ar, err says, with
+// stderr the server's error text (git upload-pack's, once it exited), read
+// as go-git's session reads the answers that are not a listing:
+// transport.ErrRepositoryNotFound for a repository the server says it
+// lacks, transport.ErrEmptyRemoteRepository for one with no refs. Any other
+// failure keeps only its text, and a network error (a timeout) its chain:
+// what the upstream sends never reads as a damaged cache (AsFault's
+// io.ErrUnexpectedEOF).
+func advertisement(ar *packp.AdvRefs, err error, stderr string) (*packp.AdvRefs, error) {
 	var errLine *pktline.ErrorLine
 	var unexpected *packp.ErrUnexpectedData
 	var netErr net.Error
@@ -151,17 +152,11 @@ func decodeAdvertisement(r io.Reader, stderr func() string) (*packp.AdvRefs, err
 		return nil, fmt.Errorf("the upstream refused the listing: %s", errLine.Text)
 	case errors.Is(err, packp.ErrEmptyAdvRefs):
 		return nil, transport.ErrEmptyRemoteRepository
+	case errors.Is(err, packp.ErrEmptyInput) && repoNotFound(stderr):
+		return nil, transport.ErrRepositoryNotFound
+	case errors.Is(err, packp.ErrEmptyInput) && stderr != "":
+		return nil, fmt.Errorf("git upload-pack: %s", stderr)
 	case errors.Is(err, packp.ErrEmptyInput):
-		text := ""
-		if stderr != nil {
-			text = stderr()
-		}
-		if repoNotFound(text) {
-			return nil, transport.ErrRepositoryNotFound
-		}
-		if text != "" {
-			return nil, fmt.Errorf("git upload-pack: %s", text)
-		}
 		return nil, errors.New("the upstream closed the connection without listing its refs")
 	case errors.As(err, &unexpected) && repoNotFound(string(unexpected.Data)):
 		return nil, transport.ErrRepositoryNotFound

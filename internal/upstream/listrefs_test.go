@@ -97,16 +97,16 @@ func lines(ar *packp.AdvRefs) []string {
 	return out
 }
 
-func listing(t *testing.T, url string) (*packp.AdvRefs, error) {
+// listing lists url's refs, given up after within.
+func listing(t *testing.T, url string, within time.Duration) (*packp.AdvRefs, error) {
 	t.Helper()
-	c := &Cache{}
 	ep, err := transport.NewEndpoint(url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), within)
 	defer cancel()
-	return c.listRefs(ctx, ep, 5*time.Second)
+	return (&Cache{}).listRefs(ctx, ep, 5*time.Second)
 }
 
 // TestListRefsMatchesGit lists an upstream of 3,000 refs over file:// and
@@ -122,7 +122,7 @@ func TestListRefsMatchesGit(t *testing.T) {
 			reads := 0
 			listSource = func(r io.Reader) io.Reader { return readCounter{r, &reads} }
 			t.Cleanup(func() { listSource = nil })
-			ar, err := listing(t, url)
+			ar, err := listing(t, url, 20*time.Second)
 			if err != nil {
 				t.Fatalf("listRefs(%s) = %v", url, err)
 			}
@@ -201,7 +201,7 @@ func TestListRefsAnswers(t *testing.T) {
 		{"closed at once", fakeDaemon(t, "", false), nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ar, err := listing(t, tc.url)
+			ar, err := listing(t, tc.url, 20*time.Second)
 			if err == nil {
 				t.Fatalf("listRefs(%s) = %d refs, want an error", tc.url, len(ar.References))
 			}
@@ -214,11 +214,7 @@ func TestListRefsAnswers(t *testing.T) {
 		})
 	}
 	t.Run("silent", func(t *testing.T) {
-		url := fakeDaemon(t, "", true)
-		ep, _ := transport.NewEndpoint(url)
-		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-		defer cancel()
-		_, err := (&Cache{}).listRefs(ctx, ep, 5*time.Second)
+		_, err := listing(t, fakeDaemon(t, "", true), 300*time.Millisecond)
 		var ne net.Error
 		if !errors.As(err, &ne) || !ne.Timeout() {
 			t.Errorf("listRefs of a server that never answers = %v, want a timeout", err)
