@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http/cgi"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -329,15 +328,7 @@ func TestPrefetchKeepsNoSharedCache(t *testing.T) {
 	if _, stderr, err := gittest.Run(project, nil, "clone", "-q", "--bare", up.Dir, "up.git"); err != nil {
 		t.Fatalf("git clone: %v\n%s", err, stderr)
 	}
-	execPath, _, err := gittest.Run(t.TempDir(), nil, "--exec-path")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(&cgi.Handler{
-		Path: filepath.Join(strings.TrimSpace(execPath), "git-http-backend"),
-		Root: "/git",
-		Env:  append(gittest.Env(), "GIT_PROJECT_ROOT="+project, "GIT_HTTP_EXPORT_ALL=1"),
-	})
+	srv := httptest.NewServer(gittest.HTTPBackend(t, project, "/git"))
 	defer srv.Close()
 	plain := srv.URL + "/git/up.git"
 	withUser := strings.Replace(plain, "://", "://someone@", 1)

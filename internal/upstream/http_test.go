@@ -4,7 +4,6 @@ import (
 	"context"
 	"io/fs"
 	"net/http"
-	"net/http/cgi"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -23,18 +22,7 @@ const (
 // in process on loopback, and requires basic auth with the token.
 func httpUpstream(t *testing.T, f *fixture) (base string, seenAuth *bool) {
 	t.Helper()
-	execPath, _, err := gittest.Run(t.TempDir(), nil, "--exec-path")
-	if err != nil {
-		t.Fatal(err)
-	}
-	backend := &cgi.Handler{
-		Path: filepath.Join(strings.TrimSpace(execPath), "git-http-backend"),
-		Root: "/git",
-		Env: append(gittest.Env(),
-			"GIT_PROJECT_ROOT="+filepath.Dir(f.repo.Dir),
-			"GIT_HTTP_EXPORT_ALL=1",
-		),
-	}
+	backend := gittest.HTTPBackend(t, filepath.Dir(f.repo.Dir), "/git")
 	seen := false
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if u, p, ok := r.BasicAuth(); !ok || u != tokenUser || p != token {

@@ -3,7 +3,6 @@ package fault
 import (
 	"encoding/base64"
 	"net/http"
-	"net/http/cgi"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
@@ -38,11 +37,7 @@ func TestCredentialsStayWithTheirHost(t *testing.T) {
 		// to another server that serves the repository without asking, so
 		// git goes on with it (its later requests go there directly).
 		p := newProject(t, func(up *gittest.Repo) string {
-			execPath, _, _ := gittest.Run(up.Dir, nil, "--exec-path")
-			backend := &cgi.Handler{
-				Path: filepath.Join(strings.TrimSpace(execPath), "git-http-backend"),
-				Env:  append(gittest.Env(), "GIT_PROJECT_ROOT="+filepath.Dir(up.Dir), "GIT_HTTP_EXPORT_ALL=1"),
-			}
+			backend := gittest.HTTPBackend(t, filepath.Dir(up.Dir), "")
 			other = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				mu.Lock()
 				for k, vs := range r.Header {
@@ -81,11 +76,7 @@ func TestCredentialsStayWithTheirHost(t *testing.T) {
 // returns the URL with the credentials in it.
 func authServer(t *testing.T, up *gittest.Repo, user, pass string, intercept func(http.ResponseWriter, *http.Request) bool) string {
 	t.Helper()
-	execPath, _, _ := gittest.Run(up.Dir, nil, "--exec-path")
-	backend := &cgi.Handler{
-		Path: filepath.Join(strings.TrimSpace(execPath), "git-http-backend"),
-		Env:  append(gittest.Env(), "GIT_PROJECT_ROOT="+filepath.Dir(up.Dir), "GIT_HTTP_EXPORT_ALL=1"),
-	}
+	backend := gittest.HTTPBackend(t, filepath.Dir(up.Dir), "")
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if intercept != nil && intercept(w, r) {
 			return

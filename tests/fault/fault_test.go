@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/cgi"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -358,14 +357,7 @@ type stallServer struct {
 
 func newStallServer(t *testing.T, root string, limit int) *stallServer {
 	t.Helper()
-	execPath, _, err := gittest.Run(root, nil, "--exec-path")
-	if err != nil {
-		t.Fatal(err)
-	}
-	backend := &cgi.Handler{
-		Path: filepath.Join(strings.TrimSpace(execPath), "git-http-backend"),
-		Env:  append(gittest.Env(), "GIT_PROJECT_ROOT="+root, "GIT_HTTP_EXPORT_ALL=1"),
-	}
+	backend := gittest.HTTPBackend(t, root, "")
 	s := &stallServer{release: make(chan struct{})}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()

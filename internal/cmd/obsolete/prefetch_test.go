@@ -2,7 +2,6 @@ package obsolete_test
 
 import (
 	"net/http"
-	"net/http/cgi"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -32,13 +31,7 @@ func TestUnitsListedConcurrently(t *testing.T) {
 		reached        = make(chan struct{})
 		reachedOnce    sync.Once
 	)
-	execPath, _, err := gittest.Run(t.TempDir(), nil, "--exec-path")
-	must(t, err)
-	backend := &cgi.Handler{
-		Path: filepath.Join(strings.TrimSpace(execPath), "git-http-backend"),
-		Root: "/git",
-		Env:  append(gittest.Env(), "GIT_PROJECT_ROOT="+project, "GIT_HTTP_EXPORT_ALL=1"),
-	}
+	backend := gittest.HTTPBackend(t, project, "/git")
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !strings.HasSuffix(r.URL.Path, "/info/refs") {
 			backend.ServeHTTP(w, r)
