@@ -27,37 +27,45 @@ import (
 // compareVerdicts); time is reported, never asserted. With -short (make
 // bench-check) every case runs once.
 //
-// It runs three times: "file" serves the upstream over file:// (git runs
+// It runs five times: "file" serves the upstream over file:// (git runs
 // the upload-pack itself), "git-daemon" over git:// from git daemon on
 // loopback, the way a remote serves it, where each connection and round
-// trip costs what a network adds, and "git-daemon-pulls" the same with
-// the 5,862 refs/pull/* that a mirror of kube-ovn's GitHub repository
-// lists (kubePulls): every listing of patchkit's carries them, git
-// clone and fetch --tags ask for tags and branches only. With -short only
-// "file" runs: the agreement checks are the same.
+// trip costs what a network adds, "http" over smart HTTP from git
+// http-backend on loopback (gittest.HTTP), the transport GitHub serves,
+// and "git-daemon-pulls" and "http-pulls" the same with the 5,862
+// refs/pull/* that a mirror of kube-ovn's GitHub repository lists
+// (kubePulls): every listing of patchkit's carries them, git clone and
+// fetch --tags ask for tags and branches only. With -short only "file"
+// runs: the agreement checks are the same.
 func BenchmarkObsoleteWarm(b *testing.B) {
-	b.Run("file", func(b *testing.B) { benchWarm(b, false, 0) })
+	b.Run("file", func(b *testing.B) { benchWarm(b, nil, 0) })
 	if !testing.Short() {
-		b.Run("git-daemon", func(b *testing.B) { benchWarm(b, true, 0) })
-		b.Run("git-daemon-pulls", func(b *testing.B) { benchWarm(b, true, kubePulls) })
+		b.Run("git-daemon", func(b *testing.B) { benchWarm(b, serve, 0) })
+		b.Run("git-daemon-pulls", func(b *testing.B) { benchWarm(b, serve, kubePulls) })
+		b.Run("http", func(b *testing.B) { benchWarm(b, serveHTTP, 0) })
+		b.Run("http-pulls", func(b *testing.B) { benchWarm(b, serveHTTP, kubePulls) })
 	}
 }
+
+// serveHTTP serves the repository dir over smart HTTP on loopback and
+// returns its URL.
+func serveHTTP(b *testing.B, dir string) string { return gittest.HTTP(b, dir) }
 
 // kubePulls is how many refs/pull/* the kube-ovn mirror of
 // docs/benchmarks.md lists.
 const kubePulls = 5862
 
-// benchWarm is BenchmarkObsoleteWarm over file://, or git daemon when
-// daemon is set, with pulls refs/pull/* upstream; the naive loop clones
-// and fetches from the same place.
-func benchWarm(b *testing.B, daemon bool, pulls int) {
+// benchWarm is BenchmarkObsoleteWarm over file://, or over what server
+// serves the upstream with when it is not nil, with pulls refs/pull/*
+// upstream; the naive loop clones and fetches from the same place.
+func benchWarm(b *testing.B, server func(*testing.B, string) string, pulls int) {
 	up, root, tags := setupObsolete(b, kubeOVN)
 	if pulls > 0 {
 		addPulls(b, up, pulls)
 	}
 	origin := up
-	if daemon {
-		origin = serve(b, up)
+	if server != nil {
+		origin = server(b, up)
 		writeSpec(b, root, "obs", origin, tags[0], "v1.*")
 	}
 	work := b.TempDir()
