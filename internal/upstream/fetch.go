@@ -124,14 +124,10 @@ func advertises(ar *packp.AdvRefs, refs []string) bool {
 
 // advertise asks the upstream for its refs, capabilities and shallow commits.
 func (c *Cache) advertise(ctx context.Context) (*packp.AdvRefs, error) {
-	ep, err := transport.NewEndpoint(c.fetchURL)
-	if err != nil {
-		return nil, err
-	}
 	connect, idle := c.opts.timeouts()
 	actx, cancel := context.WithTimeout(ctx, connect+idle)
 	defer cancel()
-	ar, err := c.listRefs(actx, ep, connect)
+	ar, err := c.listRefs(actx, c.fetchURL, connect)
 	var ne net.Error
 	if err != nil && ctx.Err() == nil && (actx.Err() != nil || errors.As(err, &ne) && ne.Timeout()) {
 		return nil, &TimeoutError{URL: c.redacted, After: connect + idle, Err: err}

@@ -23,8 +23,9 @@ import (
 // socket or pipe: two reads per ref (a pkt-line's length, then its text),
 // each a system call and, through go-git's context reader, a goroutine. An
 // upstream with thousands of refs (a GitHub mirror keeps its refs/pull/*)
-// cost 80–100 ms that way against 20–40 ms read through a buffer. http(s)
-// (whose body net/http already buffers) and ssh still list through go-git.
+// cost 80–100 ms that way against 20–40 ms read through a buffer. http(s),
+// whose body net/http already buffers, still lists through go-git; ssh
+// through the user's ssh, as git does (listssh.go).
 //
 // The listing is protocol v0's advertisement, as go-git's: the server sends
 // every ref, then the client ends the exchange with a flush packet (it
@@ -37,10 +38,17 @@ const listBuffer = 64 << 10
 // seam (it counts the reads).
 var listSource func(io.Reader) io.Reader
 
-// listRefs reads the upstream's advertisement at ep: itself for git:// and
-// file://, through go-git's session otherwise. connect bounds opening the
-// connection; ctx bounds the whole listing.
-func (c *Cache) listRefs(ctx context.Context, ep *transport.Endpoint, connect time.Duration) (*packp.AdvRefs, error) {
+// listRefs reads the advertisement of the upstream at raw: itself for
+// git://, file:// and ssh, through go-git's session otherwise. connect
+// bounds opening the connection; ctx bounds the whole listing.
+func (c *Cache) listRefs(ctx context.Context, raw string, connect time.Duration) (*packp.AdvRefs, error) {
+	if isSSH(raw) {
+		return listSSH(ctx, raw)
+	}
+	ep, err := transport.NewEndpoint(raw)
+	if err != nil {
+		return nil, err
+	}
 	switch ep.Protocol {
 	case "git":
 		return listGitDaemon(ctx, ep, connect)
@@ -89,7 +97,7 @@ func listGitDaemon(ctx context.Context, ep *transport.Endpoint, connect time.Dur
 		// Wants nothing: upload-pack ends on the flush.
 		pktline.NewEncoder(conn).Flush()
 	}
-	return advertisement(ar, err, "")
+	return advertisement(ar, err, "", "")
 }
 
 // listLocal lists the refs of a file:// upstream with git upload-pack, as
@@ -98,6 +106,13 @@ func listGitDaemon(ctx context.Context, ep *transport.Endpoint, connect time.Dur
 func listLocal(ctx context.Context, ep *transport.Endpoint) (*packp.AdvRefs, error) {
 	cmd := exec.CommandContext(ctx, "git", "upload-pack", "--", ep.Path)
 	cmd.Env = append(fetchEnv(), traceEnv...)
+	return listThrough(cmd, "git upload-pack")
+}
+
+// listThrough reads the advertisement from cmd's standard output (git
+// upload-pack, or ssh running it), ends the exchange and waits for cmd; who
+// names it in an error that only its standard error explains.
+func listThrough(cmd *exec.Cmd, who string) (*packp.AdvRefs, error) {
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -118,7 +133,7 @@ func listLocal(ctx context.Context, ep *transport.Endpoint) (*packp.AdvRefs, err
 	stdin.Close()
 	io.Copy(io.Discard, stdout)
 	cmd.Wait()
-	return advertisement(ar, err, stderr.String())
+	return advertisement(ar, err, who, stderr.String())
 }
 
 // decodeAdvertisement reads a v0 upload-pack advertisement from r through a
@@ -132,14 +147,14 @@ func decodeAdvertisement(r io.Reader) (*packp.AdvRefs, error) {
 }
 
 // advertisement is what decodeAdvertisement's answer ar, err says, with
-// stderr the server's error text (git upload-pack's, once it exited), read
+// stderr the error text of the command who (git upload-pack, or ssh), read
 // as go-git's session reads the answers that are not a listing:
 // transport.ErrRepositoryNotFound for a repository the server says it
 // lacks, transport.ErrEmptyRemoteRepository for one with no refs. Any other
 // failure keeps only its text, and a network error (a timeout) its chain:
 // what the upstream sends never reads as a damaged cache (AsFault's
 // io.ErrUnexpectedEOF).
-func advertisement(ar *packp.AdvRefs, err error, stderr string) (*packp.AdvRefs, error) {
+func advertisement(ar *packp.AdvRefs, err error, who, stderr string) (*packp.AdvRefs, error) {
 	var errLine *pktline.ErrorLine
 	var unexpected *packp.ErrUnexpectedData
 	var netErr net.Error
@@ -155,7 +170,7 @@ func advertisement(ar *packp.AdvRefs, err error, stderr string) (*packp.AdvRefs,
 	case errors.Is(err, packp.ErrEmptyInput) && repoNotFound(stderr):
 		return nil, transport.ErrRepositoryNotFound
 	case errors.Is(err, packp.ErrEmptyInput) && stderr != "":
-		return nil, fmt.Errorf("git upload-pack: %s", stderr)
+		return nil, fmt.Errorf("%s: %s", who, stderr)
 	case errors.Is(err, packp.ErrEmptyInput):
 		return nil, errors.New("the upstream closed the connection without listing its refs")
 	case errors.As(err, &unexpected) && repoNotFound(string(unexpected.Data)):

@@ -100,13 +100,9 @@ func lines(ar *packp.AdvRefs) []string {
 // listing lists url's refs, given up after within.
 func listing(t *testing.T, url string, within time.Duration) (*packp.AdvRefs, error) {
 	t.Helper()
-	ep, err := transport.NewEndpoint(url)
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), within)
 	defer cancel()
-	return (&Cache{}).listRefs(ctx, ep, 5*time.Second)
+	return (&Cache{}).listRefs(ctx, url, 5*time.Second)
 }
 
 // TestListRefsMatchesGit lists an upstream of 3,000 refs over file:// and

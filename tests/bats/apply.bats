@@ -75,6 +75,25 @@ setup() {
   assert_success
 }
 
+@test "an ssh upstream goes through GIT_SSH_COMMAND, with no ssh-agent" {
+  # A fake ssh, as git's own tests use: it logs its arguments and runs the
+  # remote command here. A CI job's deploy key is GIT_SSH_COMMAND='ssh -i key'.
+  mkdir "$BATS_TEST_TMPDIR/bin"
+  printf '#!/bin/sh\nprintf "%%s\\n" "$*" >> "%s"\nwhile [ $# -gt 1 ]; do shift; done\nexec sh -c "$1"\n' \
+    "$BATS_TEST_TMPDIR/ssh.log" > "$BATS_TEST_TMPDIR/bin/ssh"
+  chmod +x "$BATS_TEST_TMPDIR/bin/ssh"
+  unset SSH_AUTH_SOCK
+  export GIT_SSH_COMMAND="$BATS_TEST_TMPDIR/bin/ssh -i deploy-key"
+  run "$PATCHKIT" --root "$ROOT" --cache-dir "$CACHE" \
+    --upstream-url "git@example.invalid:$UPSTREAM" apply greeter --check
+  assert_success
+  assert_output --partial "applied  patches/greeter/0002-shout-trims.diff"
+  # the listing and git fetch both ran it, as git ls-remote runs it
+  run cat "$BATS_TEST_TMPDIR/ssh.log"
+  assert_line -- "-i deploy-key git@example.invalid git-upload-pack '$UPSTREAM'"
+  assert_line -- "-i deploy-key -o SendEnv=GIT_PROTOCOL git@example.invalid git-upload-pack '$UPSTREAM'"
+}
+
 @test "--offline with an empty cache: exit 2 with a hint" {
   run pk --offline apply greeter --check
   assert_failure 2

@@ -1,0 +1,234 @@
+package upstream
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing/transport"
+
+	"github.com/patchkit/patchkit/internal/gittest"
+)
+
+// fakeSSH writes into dir the ssh programs the tests run instead of ssh:
+// each logs its arguments, a line per run, to the file $FAKE_SSH_LOG, then
+// runs the remote command (its last argument) here with sh, as git's own
+// tests fake ssh. "ssh", "plink" and "wrapper" answer `-G` (OpenSSH's
+// configuration dump, what git probes an unknown program with) with
+// success; "simple" fails it.
+func fakeSSH(t *testing.T, dir string) {
+	t.Helper()
+	const body = `#!/bin/sh
+printf '%s\n' "$*" >> "$FAKE_SSH_LOG"
+if [ "$1" = "-G" ]; then exit $G; fi
+while [ $# -gt 1 ]; do shift; done
+exec sh -c "$1"
+`
+	for name, g := range map[string]string{"ssh": "0", "plink": "0", "wrapper": "0", "simple": "1"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(strings.Replace(body, "$G", g, 1)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestSSHListingRunsGitsSSH: an ssh upstream is listed through the ssh
+// program git runs for it, with git's arguments: for each URL form and each
+// way of naming the program, the fake ssh's log of patchkit's listing is
+// git ls-remote's (protocol v0) line for line, the `-G` probe of a program
+// git does not know included. Where git lists, the refs are git's; where it
+// refuses the URL (no path, a host or path that reads as an option, a port
+// for a program that takes none), patchkit refuses it with git's words and
+// runs nothing.
+func TestSSHListingRunsGitsSSH(t *testing.T) {
+	r := manyRefs(t, 20)
+	bin := t.TempDir()
+	fakeSSH(t, bin)
+	log := filepath.Join(t.TempDir(), "ssh.log")
+	t.Setenv("FAKE_SSH_LOG", log)
+	t.Setenv("SSH_AUTH_SOCK", "") // go-git's ssh client wanted an agent
+	odd := filepath.Join(t.TempDir(), "it's a repo! with %")
+	if _, e, err := gittest.Run(t.TempDir(), nil, "clone", "-q", "--bare", r.Dir, odd); err != nil {
+		t.Fatalf("git clone: %v: %s", err, e)
+	}
+	urls := []string{
+		"ssh://example.invalid" + r.Dir,
+		"ssh://someone@example.invalid:2222" + r.Dir,
+		"git+ssh://example.invalid" + r.Dir,
+		"ssh+git://example.invalid:" + r.Dir,
+		"someone@example.invalid:" + r.Dir,
+		"[someone@example.invalid:2222]:" + r.Dir,
+		"ssh://someone@[::1]:2222" + r.Dir,
+		"someone@[::1]:" + r.Dir,
+		"ssh://example.invalid" + strings.ReplaceAll(odd, " ", "%20"),
+		"example.invalid:" + odd,
+		"ssh://example.invalid/~someone/repo.git",
+		"example.invalid:~someone/repo.git",
+		"example.invalid:/~someone/repo.git",
+		"ssh://example.invalid:99999" + r.Dir,
+		"example.invalid:-oProxyCommand=true",
+		"ssh://-oProxyCommand=true/x",
+		"ssh://example.invalid",
+		"example.invalid:relative/repo.git",
+	}
+	programs := []struct {
+		name string
+		env  map[string]string
+	}{
+		{"GIT_SSH=ssh", map[string]string{"GIT_SSH": filepath.Join(bin, "ssh")}},
+		{"GIT_SSH=plink", map[string]string{"GIT_SSH": filepath.Join(bin, "plink")}},
+		{"GIT_SSH, probed", map[string]string{"GIT_SSH": filepath.Join(bin, "wrapper")}},
+		{"GIT_SSH, probed, simple", map[string]string{"GIT_SSH": filepath.Join(bin, "simple")}},
+		{"GIT_SSH_COMMAND", map[string]string{"GIT_SSH_COMMAND": filepath.Join(bin, "ssh") + " -o 'User Known=x'"}},
+		{"GIT_SSH_COMMAND, no shell", map[string]string{"GIT_SSH_COMMAND": filepath.Join(bin, "wrapper")}},
+		{"GIT_SSH_VARIANT=tortoiseplink", map[string]string{"GIT_SSH": filepath.Join(bin, "wrapper"), "GIT_SSH_VARIANT": "tortoiseplink"}},
+		{"GIT_SSH_VARIANT=putty", map[string]string{"GIT_SSH": filepath.Join(bin, "ssh"), "GIT_SSH_VARIANT": "putty"}},
+	}
+	readLog := func() string {
+		b, _ := os.ReadFile(log)
+		os.Remove(log)
+		return string(b)
+	}
+	for _, p := range programs {
+		for _, url := range urls {
+			t.Run(p.name+" "+url, func(t *testing.T) {
+				for _, k := range []string{"GIT_SSH", "GIT_SSH_COMMAND", "GIT_SSH_VARIANT"} {
+					t.Setenv(k, p.env[k])
+					if p.env[k] == "" {
+						os.Unsetenv(k)
+					}
+				}
+				readLog()
+				var extra []string
+				for k, v := range p.env {
+					extra = append(extra, k+"="+v)
+				}
+				git := exec.Command("git", "-c", "protocol.version=0", "ls-remote", url)
+				git.Env = gittest.Env(extra...)
+				var stdout, stderr strings.Builder
+				git.Stdout, git.Stderr = &stdout, &stderr
+				gitOK := git.Run() == nil
+				out, gitErr := stdout.String(), stderr.String()
+				gitLog := readLog()
+				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+				defer cancel()
+				ar, err := (&Cache{}).listRefs(ctx, url, 5*time.Second)
+				if got := readLog(); got != gitLog {
+					t.Errorf("patchkit ran ssh as\n%s\ngit ran it as\n%s", got, gitLog)
+				}
+				if gitOK != (err == nil) {
+					t.Fatalf("listRefs(%s) = %v; git ls-remote's error: %v %s", url, err, gitOK, gitErr)
+				}
+				if gitOK {
+					want := strings.Split(strings.TrimSpace(out), "\n")
+					sort.Strings(want)
+					if got := lines(ar); strings.Join(got, "\n") != strings.Join(want, "\n") {
+						t.Errorf("listRefs(%s) listed %d lines, git ls-remote %d; first difference at %s", url, len(got), len(want), firstDiff(got, want))
+					}
+					return
+				}
+				for _, words := range []string{"no path specified", "strange hostname", "strange pathname", "does not support setting port"} {
+					if strings.Contains(gitErr, words) && !strings.Contains(err.Error(), words) {
+						t.Errorf("listRefs(%s) = %v; git said %q", url, err, strings.TrimSpace(gitErr))
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestFetchOverSSH: a cache of an ssh upstream opens, resolves and fetches
+// through the user's ssh (GIT_SSH_COMMAND, no agent), as the git fetch
+// after the listing always did.
+func TestFetchOverSSH(t *testing.T) {
+	f := newFixture(t)
+	bin := t.TempDir()
+	fakeSSH(t, bin)
+	log := filepath.Join(t.TempDir(), "ssh.log")
+	t.Setenv("FAKE_SSH_LOG", log)
+	t.Setenv("SSH_AUTH_SOCK", "")
+	t.Setenv("GIT_SSH_COMMAND", filepath.Join(bin, "ssh")+" -o BatchMode=yes")
+	c := open(t, t.TempDir(), "someone@example.invalid:"+f.repo.Dir)
+	if got := resolveOK(t, c, "v1.2.0"); got != f.c3 {
+		t.Errorf("v1.2.0 resolved to %s, want %s", got, f.c3)
+	}
+	if err := c.Fetch(context.Background()); err != nil {
+		t.Fatalf("Fetch: %v", err)
+	}
+	b, _ := os.ReadFile(log)
+	if !strings.Contains(string(b), "-o BatchMode=yes someone@example.invalid git-upload-pack '"+f.repo.Dir+"'") {
+		t.Errorf("the listing did not run GIT_SSH_COMMAND as git does; the fake ssh ran as:\n%s", b)
+	}
+}
+
+// TestSSHListingAnswers: what the listing makes of an ssh that does not
+// list: one that refuses (its words, named as ssh's), a server that says
+// the repository is not there (go-git's "repository not found", as for the
+// other transports), and one that never answers, which the context ends:
+// the ssh and the shell's child before it are killed with their group.
+func TestSSHListingAnswers(t *testing.T) {
+	bin := t.TempDir()
+	pidFile := filepath.Join(bin, "pid")
+	scripts := map[string]string{
+		"refuses":  "echo 'someone@example.invalid: Permission denied (publickey).' >&2; exit 255",
+		"notfound": "echo 'ERROR: Repository not found.' >&2; exit 1",
+		"silent":   "sleep 600 & echo $! > " + pidFile + "; wait",
+	}
+	for name, body := range scripts {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name, want string
+		notFound   bool
+	}{
+		{name: "refuses", want: "ssh: someone@example.invalid: Permission denied (publickey)."},
+		{name: "notfound", notFound: true},
+		{name: "silent", want: "context deadline exceeded"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// A shell command: sh runs the program as its child.
+			t.Setenv("GIT_SSH_COMMAND", filepath.Join(bin, tc.name)+" -o BatchMode=yes")
+			t.Setenv("GIT_SSH_VARIANT", "ssh")
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			defer cancel()
+			start := time.Now()
+			_, err := (&Cache{}).listRefs(ctx, "someone@example.invalid:repo.git", 5*time.Second)
+			switch {
+			case err == nil:
+				t.Fatal("listRefs succeeded; want an error")
+			case tc.notFound && !errors.Is(err, transport.ErrRepositoryNotFound):
+				t.Errorf("listRefs = %v; want %v", err, transport.ErrRepositoryNotFound)
+			case !tc.notFound && !strings.Contains(err.Error(), tc.want) && !(tc.name == "silent" && ctx.Err() != nil):
+				t.Errorf("listRefs = %v; want it to say %q", err, tc.want)
+			}
+			if tc.name != "silent" {
+				return
+			}
+			if waited := time.Since(start); waited > 30*time.Second {
+				t.Errorf("listRefs returned after %v; the context ended after 1s", waited)
+			}
+			b, err := os.ReadFile(pidFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+			// The group was killed: the grandchild is gone (a zombie at most
+			// until its reaper runs).
+			deadline := time.Now().Add(10 * time.Second)
+			for alive(pid) && time.Now().Before(deadline) {
+				time.Sleep(20 * time.Millisecond)
+			}
+			if alive(pid) {
+				t.Errorf("the silent ssh's child %d still runs after the listing gave up", pid)
+			}
+		})
+	}
+}
