@@ -66,7 +66,8 @@ func (e *TimeoutError) Error() string {
 func (e *TimeoutError) Unwrap() error { return e.Err }
 
 // transportClient is go-git's client for ep: for http and https one whose
-// connections and answers are bounded by the cache's timeouts.
+// connections and answers are bounded by the cache's timeouts, and whose
+// certificate checks are git fetch's (gitTLS).
 func (c *Cache) transportClient(ep *transport.Endpoint) (transport.Transport, error) {
 	if ep.Protocol != "http" && ep.Protocol != "https" {
 		return client.NewClient(ep)
@@ -76,6 +77,11 @@ func (c *Cache) transportClient(ep *transport.Endpoint) (transport.Transport, er
 	t.DialContext = (&net.Dialer{Timeout: connect, KeepAlive: 30 * time.Second}).DialContext
 	t.TLSHandshakeTimeout = connect
 	t.ResponseHeaderTimeout = idle
+	tlsConf, err := gitTLS()
+	if err != nil {
+		return nil, err
+	}
+	t.TLSClientConfig = tlsConf
 	return githttp.NewClient(&http.Client{Transport: t}), nil
 }
 

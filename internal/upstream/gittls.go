@@ -1,0 +1,56 @@
+package upstream
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// gitTLS is the TLS configuration of an https listing: the one the git CLI's
+// fetch after it uses, from the variables fetchEnv passes it. GIT_SSL_CAINFO
+// (a file) and GIT_SSL_CAPATH (a directory) add certificate authorities to
+// the system's, as Debian's git does (its libcurl keeps the system's
+// directory when a bundle is named); GIT_SSL_NO_VERIFY, set to anything,
+// verifies nothing. nil when none is set.
+func gitTLS() (*tls.Config, error) {
+	if _, ok := os.LookupEnv("GIT_SSL_NO_VERIFY"); ok {
+		// What the user asked git for: the fetch verifies nothing either.
+		return &tls.Config{InsecureSkipVerify: true}, nil
+	}
+	var files []string
+	if f := os.Getenv("GIT_SSL_CAINFO"); f != "" {
+		files = append(files, f)
+	}
+	if dir := os.Getenv("GIT_SSL_CAPATH"); dir != "" {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return nil, fmt.Errorf("GIT_SSL_CAPATH: %w", err)
+		}
+		// git's libcurl reads every certificate in the directory (GnuTLS);
+		// OpenSSL's hashed names are links to them.
+		for _, e := range entries {
+			if !e.IsDir() {
+				files = append(files, filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+	if len(files) == 0 {
+		return nil, nil
+	}
+	pool, err := x509.SystemCertPool()
+	if err != nil {
+		pool = x509.NewCertPool()
+	}
+	for _, f := range files {
+		pem, err := os.ReadFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("the certificates git is given: %w", err)
+		}
+		if !pool.AppendCertsFromPEM(pem) && os.Getenv("GIT_SSL_CAINFO") == f {
+			return nil, fmt.Errorf("GIT_SSL_CAINFO: %s holds no PEM certificate", f)
+		}
+	}
+	return &tls.Config{RootCAs: pool}, nil
+}
