@@ -2,11 +2,13 @@ package upstream
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -75,6 +77,17 @@ func listGitDaemon(ctx context.Context, ep *transport.Endpoint, connect time.Dur
 		port = gitproto.DefaultPort
 	}
 	addr := net.JoinHostPort(ep.Host, strconv.Itoa(port))
+	host := ep.Host
+	if port != gitproto.DefaultPort {
+		host = addr
+	}
+	var req bytes.Buffer
+	if err := (&packp.GitProtoRequest{RequestCommand: transport.UploadPackServiceName, Pathname: ep.Path, Host: host}).Encode(&req); err != nil {
+		return nil, err
+	}
+	if proxy := os.Getenv("GIT_PROXY_COMMAND"); proxy != "" {
+		return listProxied(ctx, proxy, ep.Host, strconv.Itoa(port), req.Bytes())
+	}
 	conn, err := (&net.Dialer{Timeout: connect}).DialContext(ctx, "tcp", addr)
 	if err != nil {
 		return nil, err
@@ -84,12 +97,7 @@ func listGitDaemon(ctx context.Context, ep *transport.Endpoint, connect time.Dur
 	// a timeout.
 	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
 	defer stop()
-	host := ep.Host
-	if port != gitproto.DefaultPort {
-		host = addr
-	}
-	req := packp.GitProtoRequest{RequestCommand: transport.UploadPackServiceName, Pathname: ep.Path, Host: host}
-	if err := req.Encode(conn); err != nil {
+	if _, err := conn.Write(req.Bytes()); err != nil {
 		return nil, err
 	}
 	ar, err := decodeAdvertisement(conn)
@@ -100,19 +108,33 @@ func listGitDaemon(ctx context.Context, ep *transport.Endpoint, connect time.Dur
 	return advertisement(ar, err, "", "")
 }
 
+// listProxied lists the refs of a git:// upstream through the proxy command
+// GIT_PROXY_COMMAND names, as git connects through it: the program run with
+// the host and the port, the git protocol's request on its standard input.
+func listProxied(ctx context.Context, proxy, host, port string, req []byte) (*packp.AdvRefs, error) {
+	if strings.HasPrefix(host, "-") {
+		return nil, fmt.Errorf("strange hostname '%s' blocked", host)
+	}
+	cmd := exec.CommandContext(ctx, proxy, host, port)
+	cmd.Env = append(fetchEnv(), traceEnv...)
+	ownGroup(cmd)
+	return listThrough(cmd, "GIT_PROXY_COMMAND", req)
+}
+
 // listLocal lists the refs of a file:// upstream with git upload-pack, as
 // go-git's file transport does, in the environment a fetch runs it in
 // (fetchEnv, and traceEnv).
 func listLocal(ctx context.Context, ep *transport.Endpoint) (*packp.AdvRefs, error) {
 	cmd := exec.CommandContext(ctx, "git", "upload-pack", "--", ep.Path)
 	cmd.Env = append(fetchEnv(), traceEnv...)
-	return listThrough(cmd, "git upload-pack")
+	return listThrough(cmd, "git upload-pack", nil)
 }
 
-// listThrough reads the advertisement from cmd's standard output (git
-// upload-pack, or ssh running it), ends the exchange and waits for cmd; who
-// names it in an error that only its standard error explains.
-func listThrough(cmd *exec.Cmd, who string) (*packp.AdvRefs, error) {
+// listThrough sends req (if any) to cmd's standard input and reads the
+// advertisement from its standard output (git upload-pack, or ssh or a
+// proxy reaching one), ends the exchange and waits for cmd; who names it in
+// an error that only its standard error explains.
+func listThrough(cmd *exec.Cmd, who string, req []byte) (*packp.AdvRefs, error) {
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -126,6 +148,9 @@ func listThrough(cmd *exec.Cmd, who string) (*packp.AdvRefs, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
+	// A command that took no request reads as one that listed nothing,
+	// with its standard error.
+	stdin.Write(req)
 	ar, err := decodeAdvertisement(stdout)
 	if err == nil {
 		pktline.NewEncoder(stdin).Flush()

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -247,4 +249,71 @@ func fakeDaemon(t *testing.T, answer string, hold bool) string {
 		}
 	}()
 	return "git://" + l.Addr().String() + "/repo.git"
+}
+
+// TestListRefsThroughGitProxy: with GIT_PROXY_COMMAND set, a git://
+// upstream is listed through that program, as git reaches it (the fetch
+// after the listing always did): it is run with the host and the port, and
+// `git ls-remote` in the same environment runs it the same way and lists
+// the same refs. The proxy here is `git daemon --inetd`, serving the
+// request it reads on its standard input.
+func TestListRefsThroughGitProxy(t *testing.T) {
+	r := manyRefs(t, 20)
+	dir := t.TempDir()
+	log := filepath.Join(dir, "proxy.log")
+	proxy := filepath.Join(dir, "proxy")
+	script := "#!/bin/sh\nprintf '%s\\n' \"$*\" >> " + log + "\nexec git daemon --inetd --export-all --base-path=" + filepath.Dir(r.Dir) + "\n"
+	if err := os.WriteFile(proxy, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GIT_PROXY_COMMAND", proxy)
+	for _, url := range []string{
+		"git://example.invalid/" + filepath.Base(r.Dir),
+		"git://example.invalid:1234/" + filepath.Base(r.Dir),
+	} {
+		t.Run(url, func(t *testing.T) {
+			os.Remove(log)
+			git := exec.Command("git", "-c", "protocol.version=0", "ls-remote", url)
+			git.Env = gittest.Env("GIT_PROXY_COMMAND=" + proxy)
+			out, err := git.Output()
+			if err != nil {
+				t.Fatalf("git ls-remote %s: %v", url, err)
+			}
+			gitLog := readAndRemove(t, log)
+			ar, err := listing(t, url, 20*time.Second)
+			if err != nil {
+				t.Fatalf("listRefs(%s) = %v", url, err)
+			}
+			if got := readAndRemove(t, log); got != gitLog {
+				t.Errorf("the proxy ran as %q; git ran it as %q", got, gitLog)
+			}
+			want := strings.Split(strings.TrimSpace(string(out)), "\n")
+			sort.Strings(want)
+			if got := lines(ar); strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("listRefs(%s) listed %d lines, git ls-remote %d; first difference at %s", url, len(got), len(want), firstDiff(got, want))
+			}
+			// The whole fetch goes through it: the listing, then git fetch.
+			c := open(t, t.TempDir(), url)
+			if err := c.Fetch(context.Background()); err != nil {
+				t.Fatalf("Fetch through the proxy: %v", err)
+			}
+			if got, want := resolveOK(t, c, "v1.0.0"), strings.TrimSpace(r.Git("rev-parse", "v1.0.0^{commit}")); got != want {
+				t.Errorf("v1.0.0 resolved to %s, want %s", got, want)
+			}
+			if ran := strings.Count(readAndRemove(t, log), "\n"); ran < 2 {
+				t.Errorf("the fetch ran the proxy %d times; want the listing's and git fetch's", ran)
+			}
+		})
+	}
+}
+
+// readAndRemove is the file at path's text, and removes the file.
+func readAndRemove(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(path)
+	return string(b)
 }

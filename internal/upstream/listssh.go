@@ -325,12 +325,18 @@ func sshCommand(ctx context.Context, prog string, shell bool, args ...string) *e
 		cmd = exec.CommandContext(ctx, prog, args...)
 	}
 	cmd.Env = append(fetchEnv(), traceEnv...)
-	// ssh (and a shell before it) is killed with its group: a shell does
-	// not always exec the command it runs.
+	ownGroup(cmd)
+	return cmd
+}
+
+// ownGroup runs cmd, which connects to an upstream for a listing (ssh, a
+// proxy, and a shell before them), in its own process group, killed whole
+// when the listing's context ends: a shell does not always exec the
+// command it runs, and a proxy may leave its children.
+func ownGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = time.Second
-	return cmd
 }
 
 // isSSH reports whether git reaches the upstream raw over ssh: an ssh://,
@@ -371,5 +377,5 @@ func listSSH(ctx context.Context, raw string) (*packp.AdvRefs, error) {
 		return nil, err
 	}
 	args := append(append(opts, host), "git-upload-pack "+sqQuote(repo))
-	return listThrough(sshCommand(ctx, prog, shell, args...), "ssh")
+	return listThrough(sshCommand(ctx, prog, shell, args...), "ssh", nil)
 }
