@@ -221,10 +221,8 @@ func sshProgram() (prog string, shell bool, variant sshVariant) {
 			prog = "ssh"
 		}
 	}
-	if v, ok := os.LookupEnv("GIT_SSH_VARIANT"); ok {
+	if v, ok := os.LookupEnv("GIT_SSH_VARIANT"); ok && v != "auto" {
 		switch v {
-		case "ssh":
-			return prog, shell, variantSSH
 		case "simple":
 			return prog, shell, variantSimple
 		case "plink":
@@ -234,7 +232,8 @@ func sshProgram() (prog string, shell bool, variant sshVariant) {
 		case "tortoiseplink":
 			return prog, shell, variantTortoisePlink
 		}
-		// "auto" and anything else: as if unset (git warns of the latter).
+		// "ssh", and any other value (git's override_ssh_variant).
+		return prog, shell, variantSSH
 	}
 	name := prog
 	if shell {

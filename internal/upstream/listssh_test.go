@@ -89,6 +89,8 @@ func TestSSHListingRunsGitsSSH(t *testing.T) {
 		{"GIT_SSH_COMMAND, no shell", map[string]string{"GIT_SSH_COMMAND": filepath.Join(bin, "wrapper")}},
 		{"GIT_SSH_VARIANT=tortoiseplink", map[string]string{"GIT_SSH": filepath.Join(bin, "wrapper"), "GIT_SSH_VARIANT": "tortoiseplink"}},
 		{"GIT_SSH_VARIANT=putty", map[string]string{"GIT_SSH": filepath.Join(bin, "ssh"), "GIT_SSH_VARIANT": "putty"}},
+		{"GIT_SSH_VARIANT=auto", map[string]string{"GIT_SSH": filepath.Join(bin, "simple"), "GIT_SSH_VARIANT": "auto"}},
+		{"GIT_SSH_VARIANT unknown", map[string]string{"GIT_SSH": filepath.Join(bin, "simple"), "GIT_SSH_VARIANT": "bogus"}},
 	}
 	readLog := func() string {
 		b, _ := os.ReadFile(log)
