@@ -127,18 +127,18 @@ func stripBrackets(s string) string {
 // and get_port do: a bracketed host loses its brackets and takes the
 // number after them; another takes the number after its first colon.
 func hostAndPort(hostPart string) (host, port string) {
-	host, after := hostPart, hostPart
+	host, after, bracketed := hostPart, hostPart, false
 	if end := bracketEnd(hostPart); end > 0 {
-		host, after = stripBrackets(hostPart), hostPart[end:]
+		host, after, bracketed = stripBrackets(hostPart), hostPart[end:], true
 	}
 	if c := strings.IndexByte(after, ':'); c >= 0 {
 		switch p := after[c+1:]; {
 		case validPort(p):
 			port = p
-			if host == hostPart {
+			if !bracketed {
 				host = hostPart[:c]
 			}
-		case p == "" && host == hostPart:
+		case p == "" && !bracketed:
 			host = hostPart[:c]
 		}
 	}
