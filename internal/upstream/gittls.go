@@ -11,9 +11,12 @@ import (
 // gitTLS is the TLS configuration of an https listing: the one the git CLI's
 // fetch after it uses, from the variables fetchEnv passes it. GIT_SSL_CAINFO
 // (a file) and GIT_SSL_CAPATH (a directory) add certificate authorities to
-// the system's, as Debian's git does (its libcurl keeps the system's
-// directory when a bundle is named); GIT_SSL_NO_VERIFY, set to anything,
-// verifies nothing. nil when none is set.
+// the system's. With a bundle named, Debian's git does the same (its libcurl
+// keeps its default directory, /etc/ssl/certs); with a directory named it
+// may trust only that one, and the listing still trusts the system's too,
+// so that it never refuses an upstream the fetch would reach.
+// GIT_SSL_NO_VERIFY, set to anything, verifies nothing. nil when none is
+// set.
 func gitTLS() (*tls.Config, error) {
 	if _, ok := os.LookupEnv("GIT_SSL_NO_VERIFY"); ok {
 		// What the user asked git for: the fetch verifies nothing either.
