@@ -8,6 +8,12 @@ import (
 	"path/filepath"
 )
 
+// tlsSettings are the values of git's TLS variables, which gitTLS reads.
+func tlsSettings() string {
+	v, noVerify := os.LookupEnv("GIT_SSL_NO_VERIFY")
+	return fmt.Sprintf("%t %q %q %q", noVerify, v, os.Getenv("GIT_SSL_CAINFO"), os.Getenv("GIT_SSL_CAPATH"))
+}
+
 // gitTLS is the TLS configuration of an https listing: the one the git CLI's
 // fetch after it uses, from the variables fetchEnv passes it. GIT_SSL_CAINFO
 // (a file) and GIT_SSL_CAPATH (a directory) add certificate authorities to

@@ -8,13 +8,17 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"fmt"
 	"math/big"
+	"net"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -132,4 +136,66 @@ func mustRead(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestHTTPSListingsShareAConnection: the listings of several caches on one
+// https host (a monorepo's units on github.com) reuse one connection, where
+// each paid a TCP and a TLS handshake of its own: five listings, one after
+// the other, open one connection (HTTP/2, as GitHub serves it), and list
+// what git ls-remote lists.
+func TestHTTPSListingsShareAConnection(t *testing.T) {
+	base := t.TempDir()
+	var urls []string
+	srv := httptest.NewUnstartedServer(gittest.HTTPBackend(t, base, ""))
+	var mu sync.Mutex
+	opened := 0
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			mu.Lock()
+			opened++
+			mu.Unlock()
+		}
+	}
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	for i := range 5 {
+		r := manyRefs(t, 10+i)
+		dir := filepath.Join(base, fmt.Sprintf("unit-%d", i))
+		if _, e, err := gittest.Run(base, nil, "clone", "-q", "--bare", r.Dir, dir); err != nil {
+			t.Fatalf("git clone: %v: %s", err, e)
+		}
+		urls = append(urls, srv.URL+"/"+filepath.Base(dir))
+	}
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GIT_SSL_CAINFO", ca)
+	var listed [][]string
+	for _, url := range urls {
+		ar, err := listing(t, url, 20*time.Second)
+		if err != nil {
+			t.Fatalf("listRefs(%s) = %v", url, err)
+		}
+		listed = append(listed, lines(ar))
+	}
+	mu.Lock()
+	if opened != 1 {
+		t.Errorf("%d listings on one host opened %d connections; want them to share one", len(urls), opened)
+	}
+	mu.Unlock()
+	for i, url := range urls {
+		git := exec.Command("git", "-c", "protocol.version=0", "ls-remote", url)
+		git.Env = gittest.Env("GIT_SSL_CAINFO=" + ca)
+		out, err := git.Output()
+		if err != nil {
+			t.Fatalf("git ls-remote %s: %v", url, err)
+		}
+		want := strings.Split(strings.TrimSpace(string(out)), "\n")
+		sort.Strings(want)
+		if got := listed[i]; strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("listRefs(%s) listed %d lines, git ls-remote %d; first difference at %s", url, len(got), len(want), firstDiff(got, want))
+		}
+	}
 }

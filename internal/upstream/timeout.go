@@ -67,22 +67,51 @@ func (e *TimeoutError) Unwrap() error { return e.Err }
 
 // transportClient is go-git's client for ep: for http and https one whose
 // connections and answers are bounded by the cache's timeouts, and whose
-// certificate checks are git fetch's (gitTLS).
+// certificate checks are git fetch's (gitTLS), over the run's shared
+// transport for those settings (httpTransport).
 func (c *Cache) transportClient(ep *transport.Endpoint) (transport.Transport, error) {
 	if ep.Protocol != "http" && ep.Protocol != "https" {
 		return client.NewClient(ep)
 	}
 	connect, idle := c.opts.timeouts()
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.DialContext = (&net.Dialer{Timeout: connect, KeepAlive: 30 * time.Second}).DialContext
-	t.TLSHandshakeTimeout = connect
-	t.ResponseHeaderTimeout = idle
+	t, err := httpTransport(connect, idle)
+	if err != nil {
+		return nil, err
+	}
+	return githttp.NewClient(&http.Client{Transport: t}), nil
+}
+
+// httpTransports are the http(s) listings' transports, one per setting,
+// shared by every cache of the run: the listings of a monorepo's units on
+// one host (github.com) reuse its connection, HTTP/2 or kept alive, where
+// each paid a TCP and a TLS handshake of its own.
+var httpTransports sync.Map // transportKey → *http.Transport
+
+// transportKey is what a transport is made of: the timeouts, and git's TLS
+// variables (gitTLS).
+type transportKey struct {
+	connect, idle time.Duration
+	tls           string
+}
+
+// httpTransport is the shared transport for the timeouts connect and idle
+// and the environment's TLS settings.
+func httpTransport(connect, idle time.Duration) (*http.Transport, error) {
+	key := transportKey{connect, idle, tlsSettings()}
+	if t, ok := httpTransports.Load(key); ok {
+		return t.(*http.Transport), nil
+	}
 	tlsConf, err := gitTLS()
 	if err != nil {
 		return nil, err
 	}
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.DialContext = (&net.Dialer{Timeout: connect, KeepAlive: 30 * time.Second}).DialContext
+	t.TLSHandshakeTimeout = connect
+	t.ResponseHeaderTimeout = idle
 	t.TLSClientConfig = tlsConf
-	return githttp.NewClient(&http.Client{Transport: t}), nil
+	shared, _ := httpTransports.LoadOrStore(key, t)
+	return shared.(*http.Transport), nil
 }
 
 // idleWatch kills a git command (its whole process group) when nothing was
