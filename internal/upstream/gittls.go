@@ -28,37 +28,39 @@ func gitTLS() (*tls.Config, error) {
 		// What the user asked git for: the fetch verifies nothing either.
 		return &tls.Config{InsecureSkipVerify: true}, nil
 	}
-	var files []string
-	if f := os.Getenv("GIT_SSL_CAINFO"); f != "" {
-		files = append(files, f)
-	}
-	if dir := os.Getenv("GIT_SSL_CAPATH"); dir != "" {
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			return nil, fmt.Errorf("GIT_SSL_CAPATH: %w", err)
-		}
-		// git's libcurl reads every certificate in the directory (GnuTLS);
-		// OpenSSL's hashed names are links to them.
-		for _, e := range entries {
-			if !e.IsDir() {
-				files = append(files, filepath.Join(dir, e.Name()))
-			}
-		}
-	}
-	if len(files) == 0 {
+	cainfo, capath := os.Getenv("GIT_SSL_CAINFO"), os.Getenv("GIT_SSL_CAPATH")
+	if cainfo == "" && capath == "" {
 		return nil, nil
 	}
 	pool, err := x509.SystemCertPool()
 	if err != nil {
 		pool = x509.NewCertPool()
 	}
-	for _, f := range files {
-		pem, err := os.ReadFile(f)
+	if cainfo != "" {
+		pem, err := os.ReadFile(cainfo)
 		if err != nil {
 			return nil, fmt.Errorf("the certificates git is given: %w", err)
 		}
-		if !pool.AppendCertsFromPEM(pem) && os.Getenv("GIT_SSL_CAINFO") == f {
-			return nil, fmt.Errorf("GIT_SSL_CAINFO: %s holds no PEM certificate", f)
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("GIT_SSL_CAINFO: %s holds no PEM certificate", cainfo)
+		}
+	}
+	if capath != "" {
+		entries, err := os.ReadDir(capath)
+		if err != nil {
+			return nil, fmt.Errorf("GIT_SSL_CAPATH: %w", err)
+		}
+		// git's libcurl reads every certificate in the directory (GnuTLS);
+		// OpenSSL's hashed names are links to them. Other files hold none.
+		for _, e := range entries {
+			if e.IsDir() {
+				continue
+			}
+			pem, err := os.ReadFile(filepath.Join(capath, e.Name()))
+			if err != nil {
+				return nil, fmt.Errorf("the certificates git is given: %w", err)
+			}
+			pool.AppendCertsFromPEM(pem)
 		}
 	}
 	return &tls.Config{RootCAs: pool}, nil

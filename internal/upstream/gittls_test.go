@@ -14,13 +14,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
 
 	"github.com/patchkit/patchkit/internal/gittest"
 )
@@ -71,9 +71,7 @@ func TestHTTPSListingTrustsWhatGitTrusts(t *testing.T) {
 					os.Unsetenv(k)
 				}
 			}
-			git := exec.Command("git", "-c", "protocol.version=0", "ls-remote", url)
-			git.Env = gittest.Env(extra...)
-			out, gitErr := git.Output()
+			want, _, gitErr := gitLsRemote(url, extra...)
 			if gitOK := gitErr == nil; gitOK != tc.ok {
 				t.Fatalf("git ls-remote: %v; the test expects it to succeed: %v", gitErr, tc.ok)
 			}
@@ -83,13 +81,8 @@ func TestHTTPSListingTrustsWhatGitTrusts(t *testing.T) {
 			if (err == nil) != tc.ok {
 				t.Fatalf("listRefs = %v; git ls-remote succeeded: %v", err, tc.ok)
 			}
-			if !tc.ok {
-				return
-			}
-			want := strings.Split(strings.TrimSpace(string(out)), "\n")
-			sort.Strings(want)
-			if got := lines(ar); strings.Join(got, "\n") != strings.Join(want, "\n") {
-				t.Errorf("listRefs listed %d lines, git ls-remote %d; first difference at %s", len(got), len(want), firstDiff(got, want))
+			if tc.ok {
+				sameListing(t, url, ar, want)
 			}
 		})
 	}
@@ -172,13 +165,13 @@ func TestHTTPSListingsShareAConnection(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("GIT_SSL_CAINFO", ca)
-	var listed [][]string
+	var listed []*packp.AdvRefs
 	for _, url := range urls {
 		ar, err := listing(t, url, 20*time.Second)
 		if err != nil {
 			t.Fatalf("listRefs(%s) = %v", url, err)
 		}
-		listed = append(listed, lines(ar))
+		listed = append(listed, ar)
 	}
 	mu.Lock()
 	if opened != 1 {
@@ -186,16 +179,10 @@ func TestHTTPSListingsShareAConnection(t *testing.T) {
 	}
 	mu.Unlock()
 	for i, url := range urls {
-		git := exec.Command("git", "-c", "protocol.version=0", "ls-remote", url)
-		git.Env = gittest.Env("GIT_SSL_CAINFO=" + ca)
-		out, err := git.Output()
+		want, e, err := gitLsRemote(url, "GIT_SSL_CAINFO="+ca)
 		if err != nil {
-			t.Fatalf("git ls-remote %s: %v", url, err)
+			t.Fatalf("git ls-remote %s: %v: %s", url, err, e)
 		}
-		want := strings.Split(strings.TrimSpace(string(out)), "\n")
-		sort.Strings(want)
-		if got := listed[i]; strings.Join(got, "\n") != strings.Join(want, "\n") {
-			t.Errorf("listRefs(%s) listed %d lines, git ls-remote %d; first difference at %s", url, len(got), len(want), firstDiff(got, want))
-		}
+		sameListing(t, url, listed[i], want)
 	}
 }

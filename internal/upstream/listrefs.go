@@ -115,10 +115,7 @@ func listProxied(ctx context.Context, proxy, host, port string, req []byte) (*pa
 	if strings.HasPrefix(host, "-") {
 		return nil, fmt.Errorf("strange hostname '%s' blocked", host)
 	}
-	cmd := exec.CommandContext(ctx, proxy, host, port)
-	cmd.Env = append(fetchEnv(), traceEnv...)
-	ownGroup(cmd)
-	return listThrough(cmd, "GIT_PROXY_COMMAND", req)
+	return listThrough(connectCommand(ctx, proxy, host, port), "GIT_PROXY_COMMAND", req)
 }
 
 // listLocal lists the refs of a file:// upstream with git upload-pack, as

@@ -315,14 +315,19 @@ func sshOptions(variant sshVariant, port string) ([]string, error) {
 
 // sshCommand is the command for prog with args, through the shell when it
 // is a shell command with characters a shell reads (git's
-// prepare_shell_cmd), in the fetch's environment and its own process group.
+// prepare_shell_cmd).
 func sshCommand(ctx context.Context, prog string, shell bool, args ...string) *exec.Cmd {
-	var cmd *exec.Cmd
 	if shell && strings.ContainsAny(prog, "|&;<>()$`\\\"' \t\n*?[#~=%") {
-		cmd = exec.CommandContext(ctx, "sh", append([]string{"-c", prog + ` "$@"`, prog}, args...)...)
-	} else {
-		cmd = exec.CommandContext(ctx, prog, args...)
+		return connectCommand(ctx, "sh", append([]string{"-c", prog + ` "$@"`, prog}, args...)...)
 	}
+	return connectCommand(ctx, prog, args...)
+}
+
+// connectCommand is a command that connects to an upstream for a listing
+// (ssh, a proxy), in the environment a fetch runs git in and in its own
+// process group (ownGroup).
+func connectCommand(ctx context.Context, name string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Env = append(fetchEnv(), traceEnv...)
 	ownGroup(cmd)
 	return cmd

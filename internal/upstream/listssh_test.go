@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -92,11 +90,6 @@ func TestSSHListingRunsGitsSSH(t *testing.T) {
 		{"GIT_SSH_VARIANT=auto", map[string]string{"GIT_SSH": filepath.Join(bin, "simple"), "GIT_SSH_VARIANT": "auto"}},
 		{"GIT_SSH_VARIANT unknown", map[string]string{"GIT_SSH": filepath.Join(bin, "simple"), "GIT_SSH_VARIANT": "bogus"}},
 	}
-	readLog := func() string {
-		b, _ := os.ReadFile(log)
-		os.Remove(log)
-		return string(b)
-	}
 	for _, p := range programs {
 		for _, url := range urls {
 			t.Run(p.name+" "+url, func(t *testing.T) {
@@ -106,33 +99,25 @@ func TestSSHListingRunsGitsSSH(t *testing.T) {
 						os.Unsetenv(k)
 					}
 				}
-				readLog()
+				readAndRemove(t, log)
 				var extra []string
 				for k, v := range p.env {
 					extra = append(extra, k+"="+v)
 				}
-				git := exec.Command("git", "-c", "protocol.version=0", "ls-remote", url)
-				git.Env = gittest.Env(extra...)
-				var stdout, stderr strings.Builder
-				git.Stdout, git.Stderr = &stdout, &stderr
-				gitOK := git.Run() == nil
-				out, gitErr := stdout.String(), stderr.String()
-				gitLog := readLog()
+				want, gitErr, err := gitLsRemote(url, extra...)
+				gitOK := err == nil
+				gitLog := readAndRemove(t, log)
 				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 				defer cancel()
 				ar, err := (&Cache{}).listRefs(ctx, url, 5*time.Second)
-				if got := readLog(); got != gitLog {
+				if got := readAndRemove(t, log); got != gitLog {
 					t.Errorf("patchkit ran ssh as\n%s\ngit ran it as\n%s", got, gitLog)
 				}
 				if gitOK != (err == nil) {
 					t.Fatalf("listRefs(%s) = %v; git ls-remote's error: %v %s", url, err, gitOK, gitErr)
 				}
 				if gitOK {
-					want := strings.Split(strings.TrimSpace(out), "\n")
-					sort.Strings(want)
-					if got := lines(ar); strings.Join(got, "\n") != strings.Join(want, "\n") {
-						t.Errorf("listRefs(%s) listed %d lines, git ls-remote %d; first difference at %s", url, len(got), len(want), firstDiff(got, want))
-					}
+					sameListing(t, url, ar, want)
 					return
 				}
 				for _, words := range []string{"no path specified", "strange hostname", "strange pathname", "does not support setting port"} {
