@@ -183,10 +183,13 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// String is the kept text without progress lines (those ending in \r).
+// String is the kept text without progress lines: of a line that \r
+// rewrites, only its last text. A line that ends in \r\n, as ssh writes its
+// errors, keeps its text.
 func (t *tailBuffer) String() string {
 	var out []string
 	for _, line := range strings.Split(string(t.b), "\n") {
+		line = strings.TrimSuffix(line, "\r")
 		if i := strings.LastIndexByte(line, '\r'); i >= 0 {
 			line = line[i+1:]
 		}

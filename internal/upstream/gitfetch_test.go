@@ -183,3 +183,17 @@ func TestTailBufferCleansSideband(t *testing.T) {
 		t.Errorf("String() = %q, want %q", got, want)
 	}
 }
+
+// TestTailBufferKeepsCRLFLines: ssh ends its error lines in \r\n; they are
+// errors, not progress, and stay. Progress that \r rewrites keeps its last
+// text.
+func TestTailBufferKeepsCRLFLines(t *testing.T) {
+	var tb tailBuffer
+	tb.Write([]byte("Receiving objects:  50% (1/2)\rReceiving objects: 100% (2/2), done.\n" +
+		"ssh: Could not resolve hostname up.example: Name or service not known\r\n" +
+		"fatal: Could not read from remote repository.\n"))
+	want := "Receiving objects: 100% (2/2), done.; ssh: Could not resolve hostname up.example: Name or service not known; fatal: Could not read from remote repository."
+	if got := tb.String(); got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+}

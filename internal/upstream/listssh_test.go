@@ -163,7 +163,8 @@ func TestSSHListingAnswers(t *testing.T) {
 	bin := t.TempDir()
 	pidFile := filepath.Join(bin, "pid")
 	scripts := map[string]string{
-		"refuses":  "echo 'someone@example.invalid: Permission denied (publickey).' >&2; exit 255",
+		// OpenSSH ends its error lines in \r\n.
+		"refuses":  "printf 'someone@example.invalid: Permission denied (publickey).\\r\\n' >&2; exit 255",
 		"notfound": "echo 'ERROR: Repository not found.' >&2; exit 1",
 		"silent":   "sleep 600 & echo $! > " + pidFile + "; wait",
 	}
@@ -179,10 +180,16 @@ func TestSSHListingAnswers(t *testing.T) {
 		{name: "refuses", want: "ssh: someone@example.invalid: Permission denied (publickey)."},
 		{name: "notfound", notFound: true},
 		{name: "silent", want: "context deadline exceeded"},
+		// The real ssh, whose connection (a proxy command that exits)
+		// closes before the handshake: its own words reach the error.
+		{name: "ssh", want: "ssh: kex_exchange_identification: Connection closed by remote host; Connection closed by UNKNOWN port 65535"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			// A shell command: sh runs the program as its child.
 			t.Setenv("GIT_SSH_COMMAND", filepath.Join(bin, tc.name)+" -o BatchMode=yes")
+			if tc.name == "ssh" {
+				t.Setenv("GIT_SSH_COMMAND", "ssh -F /dev/null -o BatchMode=yes -o ProxyCommand=false")
+			}
 			t.Setenv("GIT_SSH_VARIANT", "ssh")
 			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 			defer cancel()
