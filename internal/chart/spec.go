@@ -14,6 +14,7 @@ import (
 	"github.com/patchkit/patchkit/internal/buildfile"
 	"github.com/patchkit/patchkit/internal/diag"
 	"github.com/patchkit/patchkit/internal/spec"
+	"github.com/patchkit/patchkit/internal/upstream"
 )
 
 // FileName is the spec file of the chart units of one directory (a package).
@@ -321,6 +322,10 @@ func (u *Unit) validate(root string) error {
 	case KindOCI:
 		if !strings.HasPrefix(up.OCI, "oci://") {
 			return u.errf("upstream.oci", "%q is not an oci:// reference", up.OCI)
+		}
+	case KindGit:
+		if err := upstream.CheckURL(up.Git); err != nil {
+			return u.errf("upstream.git", "upstream %s: %v", upstream.Redact(up.Git), err)
 		}
 	}
 	if u.Kind() != KindHelm && up.Chart != "" {

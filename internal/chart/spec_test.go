@@ -37,6 +37,8 @@ func TestParseBadInputs(t *testing.T) {
 		{"unknown tool", "tool: patch", "tool: quilt", "series.tool"},
 		{"unmodelled option", "args: -p1", "args: -p1 --merge", `option "--merge" is not modelled`},
 		{"image that is no unit", "    series:", "    image: ./images/x\n    series:", "image: pkg/images/x is no image unit"},
+		{"git remote helper", "{helm: https://example.com/charts, chart: x}", `{git: "ext::sh -c touch% /tmp/x"}`, "upstream.git: upstream ext::sh -c touch% /tmp/x: ext:: is git's remote helper syntax"},
+		{"git ssh option", "{helm: https://example.com/charts, chart: x}", "{git: ssh://-oProxyCommand=true/x}", "upstream.git: upstream ssh://-oProxyCommand=true/x: strange hostname"},
 		{"chart-yaml key", "version: {makefile-var: CHART_VERSION, makefile: ./Makefile}", "version: {chart-yaml: name}", "version.chart-yaml"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 
 	"github.com/patchkit/patchkit/internal/series"
-	"github.com/patchkit/patchkit/internal/untrusted"
 	"github.com/patchkit/patchkit/internal/upstream"
 )
 
@@ -26,9 +25,9 @@ func Peek(ctx context.Context, env Env, name string) (im *Image, ok bool, err er
 	if _, semver := upstream.CompareVersions(s.Upstream.Ref, s.Upstream.Ref); !semver {
 		return nil, false, nil
 	}
-	url := s.Upstream.URL
-	if env.UpstreamURL != "" {
-		url = env.UpstreamURL
+	url, err := env.url(s)
+	if err != nil {
+		return nil, false, nil
 	}
 	if upstream.Complete(env.CacheDir, url) {
 		return nil, false, nil // a cache with the history answers from it (Prepare)
@@ -42,7 +41,6 @@ func Peek(ctx context.Context, env Env, name string) (im *Image, ok bool, err er
 			return nil, false, nil
 		}
 	}
-	untrusted.AddURL(url)
 	cache, err := upstream.Open(ctx, env.CacheDir, url,
 		upstream.WithProgress(env.Progress),
 		upstream.WithOffline(env.Offline),

@@ -124,11 +124,10 @@ func SeriesOptions(s *spec.Spec) []series.Option {
 // Patches; callers that load the series themselves (verify reports every bad
 // patch file instead of stopping at the first) set them.
 func Open(ctx context.Context, env Env, s *spec.Spec, ref string) (*Image, error) {
-	url := s.Upstream.URL
-	if env.UpstreamURL != "" {
-		url = env.UpstreamURL
+	url, err := env.url(s)
+	if err != nil {
+		return nil, err
 	}
-	untrusted.AddURL(url) // its credentials never reach output, in any encoding
 	cache, err := upstream.Open(ctx, env.CacheDir, url,
 		upstream.WithOffline(env.Offline),
 		upstream.WithProgress(env.Progress),
@@ -182,6 +181,27 @@ func (im *Image) Materialize(ctx context.Context, p *series.Patch) (*series.Patc
 		return nil, fmt.Errorf("%s:%d: %w", p.Path, ref.Line, err)
 	}
 	return series.Materialize(p, diff)
+}
+
+// url is the upstream URL a unit uses: --upstream-url, else the spec's
+// upstream.url. Its credentials never reach output, in any encoding, from
+// now on (untrusted.AddURL). One that patchkit does not reach as git would
+// (upstream.CheckURL) is bad input: a *diag.InputError naming the flag, or
+// the spec's file and line (or the Makefile's or Dockerfile's line the URL
+// was read from).
+func (env Env) url(s *spec.Spec) (string, error) {
+	url, file, line, key := s.Upstream.URL, s.File, s.Line("upstream.url"), "upstream.url"
+	if src := s.Upstream.URLFrom; src != nil {
+		file, line, key = src.File, src.Line, ""
+	}
+	if env.UpstreamURL != "" {
+		url, file, line, key = env.UpstreamURL, "--upstream-url", 0, ""
+	}
+	untrusted.AddURL(url)
+	if err := upstream.CheckURL(url); err != nil {
+		return "", &diag.InputError{File: file, Line: line, Key: key, Msg: "upstream " + upstream.Redact(url), Err: err}
+	}
+	return url, nil
 }
 
 // refError makes a pin that upstream does not have bad input naming the spec's

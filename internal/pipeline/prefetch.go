@@ -10,7 +10,6 @@ import (
 	"sync"
 
 	"github.com/patchkit/patchkit/internal/spec"
-	"github.com/patchkit/patchkit/internal/untrusted"
 	"github.com/patchkit/patchkit/internal/upstream"
 )
 
@@ -87,14 +86,14 @@ func Prefetch[R any](ctx context.Context, env Env, names []string, bound int, qu
 		if err != nil {
 			continue
 		}
-		url := s.Upstream.URL
-		if env.UpstreamURL != "" {
-			url = env.UpstreamURL
+		// env.url makes the URL known to untrusted before any unit runs and
+		// says anything (see Open).
+		url, err := env.url(s)
+		if err != nil {
+			continue
 		}
 		if byURL[url] == nil {
 			urls = append(urls, url)
-			// Known before any unit runs and says anything (see Open).
-			untrusted.AddURL(url)
 		}
 		byURL[url] = append(byURL[url], name)
 	}

@@ -14,7 +14,6 @@ import (
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
-	"github.com/go-git/go-git/v5/plumbing/transport"
 )
 
 // ErrRefNotFound is wrapped by errors about a ref that is neither a tag, a
@@ -115,8 +114,14 @@ func Open(ctx context.Context, dir, url string, opts ...Option) (*Cache, error) 
 	if dir == "" {
 		return nil, fmt.Errorf("opening cache of %s: no cache directory given", red)
 	}
-	if _, err := transport.NewEndpoint(url); err != nil {
-		return nil, scrub(url, fmt.Errorf("opening cache of %s: parsing the url: %w", red, err))
+	if err := CheckURL(url); err != nil {
+		return nil, scrub(url, fmt.Errorf("opening cache of %s: %w", red, err))
+	}
+	fetchURL := MirrorURL(url)
+	if fetchURL != url {
+		if err := CheckURL(fetchURL); err != nil {
+			return nil, scrub(url, scrub(fetchURL, fmt.Errorf("opening cache of %s: git's insteadOf rewrites it to %s: %w", red, Redact(fetchURL), err)))
+		}
 	}
 	branches, err := cleanBranches(o.branches)
 	if err != nil {
@@ -130,7 +135,7 @@ func Open(ctx context.Context, dir, url string, opts ...Option) (*Cache, error) 
 	if err := os.MkdirAll(abs, 0o755); err != nil {
 		return nil, fmt.Errorf("opening cache of %s: creating the cache directory: %w", red, err)
 	}
-	c := &Cache{url: url, fetchURL: MirrorURL(url), redacted: red, dir: abs, key: cacheKey(url), opts: o}
+	c := &Cache{url: url, fetchURL: fetchURL, redacted: red, dir: abs, key: cacheKey(url), opts: o}
 	if err := c.open(ctx); err != nil {
 		return nil, c.errorf("opening cache of %s: %w", red, err)
 	}

@@ -107,6 +107,23 @@ setup() {
   assert_output --partial "images/greeter/patchkit.yaml:4: upstream.colour: unknown key"
 }
 
+@test "an upstream URL git would not fetch plainly: exit 2 naming file and line, nothing run" {
+  # ext:: is git's remote helper that runs a command; an ssh host that
+  # starts with - would reach ssh as an option.
+  printf 'upstream:\n  url: "ext::sh -c touch%% %s"\n  ref: v1\npatches: patches/greeter\n' \
+    "$BATS_TEST_TMPDIR/ran" > "$ROOT/images/greeter/patchkit.yaml"
+  run "$PATCHKIT" --root "$ROOT" --cache-dir "$CACHE" apply greeter --check
+  assert_failure 2
+  assert_output --partial "images/greeter/patchkit.yaml:2: upstream.url: upstream ext::sh -c touch% $BATS_TEST_TMPDIR/ran: ext:: is git's remote helper syntax"
+  run "$PATCHKIT" --root "$ROOT" --cache-dir "$CACHE" --upstream-url 'ssh://-oProxyCommand=touch%20ran/x' \
+    apply greeter --check
+  assert_failure 2
+  assert_output --partial "--upstream-url: upstream ssh://-oProxyCommand=touch%20ran/x: strange hostname '-oProxyCommand=touch ran' blocked"
+  [ ! -e "$BATS_TEST_TMPDIR/ran" ]
+  [ ! -e ran ]
+  [ ! -e "$CACHE" ]
+}
+
 @test "hostile patch: exit 2 naming patch and line, nothing written" {
   printf 'diff --git a/../evil b/../evil\nnew file mode 100644\n--- /dev/null\n+++ b/../evil\n@@ -0,0 +1 @@\n+owned\n' > "$ROOT/patches/greeter/0003-evil.patch"
   run pk apply greeter --out "$BATS_TEST_TMPDIR/out"
