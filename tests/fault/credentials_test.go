@@ -71,6 +71,47 @@ func TestCredentialsStayWithTheirHost(t *testing.T) {
 	})
 }
 
+// TestCredentialsFromInsteadOf: a private upstream's credentials come from
+// git's insteadOf in the job's global git configuration, never from
+// patchkit.yaml (docs/ci.md). The listing and git fetch both reach the
+// server that asks for them, and when the rewritten upstream cannot be
+// reached, the error names it without them, in any encoding, in text and
+// in JSON.
+func TestCredentialsFromInsteadOf(t *testing.T) {
+	const user, pass = "x-access-token", "ghs_Pr1vateUpstreamT0ken42"
+	var withCreds string
+	p := newProject(t, func(up *gittest.Repo) string {
+		withCreds = authServer(t, up, user, pass, nil)
+		return "https://github.invalid/org/" + filepath.Base(up.Dir)
+	})
+	config := func(base string) string {
+		f := filepath.Join(t.TempDir(), "gitconfig")
+		write(t, f, "[url \""+base+"\"]\n\tinsteadOf = https://github.invalid/org/\n")
+		return "GIT_CONFIG_GLOBAL=" + f
+	}
+	good := config(strings.TrimSuffix(withCreds, filepath.Base(withCreds)))
+	for _, ref := range []string{"v1.0.0", "v2.0.0"} {
+		cmd := p.cmd("apply", "app", "--check", "--ref", ref)
+		cmd.Env = append(cmd.Env, good)
+		wantVerdict(t, runGuarded(t, cmd), p.oracle(t, ref), "through insteadOf at "+ref)
+	}
+	for _, format := range []string{"text", "json"} {
+		p.cache = t.TempDir() // a cold cache: the run must reach the upstream
+		cmd := p.cmd("apply", "app", "--check", "-o", format)
+		cmd.Env = append(cmd.Env, config("http://"+user+":"+pass+"@127.0.0.1:1/"))
+		r := runGuarded(t, cmd)
+		out := r.stdout + r.stderr
+		if r.code != 2 || !strings.Contains(out, "***@127.0.0.1:1") {
+			t.Errorf("-o %s: exit %d, output %q; want 2 and the rewritten upstream named without its credentials", format, r.code, out)
+		}
+		for _, secret := range []string{pass, base64.StdEncoding.EncodeToString([]byte(user + ":" + pass)), base64.StdEncoding.EncodeToString([]byte(pass))} {
+			if strings.Contains(out, secret) {
+				t.Errorf("-o %s printed the credential (%q):\n%s", format, secret, out)
+			}
+		}
+	}
+}
+
 // authServer serves up's repository over http, asking for user and pass;
 // intercept, when it returns true, has answered a request itself. It
 // returns the URL with the credentials in it.
