@@ -135,11 +135,19 @@ func (c *Cache) advertise(ctx context.Context) (*packp.AdvRefs, error) {
 	if errors.Is(err, transport.ErrEmptyRemoteRepository) {
 		return nil, fmt.Errorf("the upstream %s has no branches or tags", c.redacted)
 	}
+	if errors.Is(err, transport.ErrAuthenticationRequired) || errors.Is(err, transport.ErrAuthorizationFailed) ||
+		err != nil && isSSH(c.fetchURL) && strings.Contains(err.Error(), "Permission denied") {
+		return nil, fmt.Errorf("%w; %s", err, credentialsHint)
+	}
 	if err != nil {
 		return nil, err
 	}
 	return ar, nil
 }
+
+// credentialsHint says where a private upstream's credentials go: never in
+// patchkit.yaml (docs/ci.md).
+const credentialsHint = "a private upstream takes its credentials from git's url.<base>.insteadOf in the global git configuration, or GIT_SSH_COMMAND over ssh (docs/ci.md)"
 
 // afterListing, when set, runs between the listing of the refs and the
 // fetch; a test seam (an upstream that changes meanwhile).

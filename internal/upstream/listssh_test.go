@@ -154,6 +154,23 @@ func TestFetchOverSSH(t *testing.T) {
 	}
 }
 
+// TestSSHRefusalSaysWhereCredentialsGo: an ssh upstream that refuses the
+// key fails the cache's opening with ssh's words and where a deploy key
+// goes (GIT_SSH_COMMAND, docs/ci.md).
+func TestSSHRefusalSaysWhereCredentialsGo(t *testing.T) {
+	bin := t.TempDir()
+	refuse := filepath.Join(bin, "ssh")
+	if err := os.WriteFile(refuse, []byte("#!/bin/sh\nprintf 'git@example.invalid: Permission denied (publickey).\\r\\n' >&2\nexit 255\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GIT_SSH_COMMAND", refuse+" -o BatchMode=yes")
+	t.Setenv("GIT_SSH_VARIANT", "ssh")
+	_, err := Open(context.Background(), t.TempDir(), "git@example.invalid:org/private.git")
+	if err == nil || !strings.Contains(err.Error(), "Permission denied (publickey).") || !strings.Contains(err.Error(), "GIT_SSH_COMMAND over ssh (docs/ci.md)") {
+		t.Errorf("Open = %v; want ssh's refusal and where a deploy key goes", err)
+	}
+}
+
 // TestSSHListingAnswers: what the listing makes of an ssh that does not
 // list: one that refuses (its words, named as ssh's), a server that says
 // the repository is not there (go-git's "repository not found", as for the

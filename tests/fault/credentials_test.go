@@ -73,7 +73,7 @@ func TestCredentialsStayWithTheirHost(t *testing.T) {
 
 // TestCredentialsFromInsteadOf: a private upstream's credentials come from
 // git's insteadOf in the job's global git configuration, never from
-// patchkit.yaml (docs/ci.md). The listing and git fetch both reach the
+// patchkit.yaml (docs/ci.md); without them, the error says so. The listing and git fetch both reach the
 // server that asks for them, and when the rewritten upstream cannot be
 // reached, the error names it without them, in any encoding, in text and
 // in JSON.
@@ -88,6 +88,13 @@ func TestCredentialsFromInsteadOf(t *testing.T) {
 		f := filepath.Join(t.TempDir(), "gitconfig")
 		write(t, f, "[url \""+base+"\"]\n\tinsteadOf = https://github.invalid/org/\n")
 		return "GIT_CONFIG_GLOBAL=" + f
+	}
+	// Without them, the server's refusal says where they go.
+	withoutCreds := strings.Replace(withCreds, user+":"+pass+"@", "", 1)
+	cmd := p.cmd("apply", "app", "--check")
+	cmd.Env = append(cmd.Env, config(strings.TrimSuffix(withoutCreds, filepath.Base(withoutCreds))))
+	if r := runGuarded(t, cmd); r.code != 2 || !strings.Contains(r.stderr, "authentication required") || !strings.Contains(r.stderr, "url.<base>.insteadOf") {
+		t.Errorf("without credentials: exit %d, stderr %q; want 2, the refusal and where credentials go", r.code, r.stderr)
 	}
 	good := config(strings.TrimSuffix(withCreds, filepath.Base(withCreds)))
 	for _, ref := range []string{"v1.0.0", "v2.0.0"} {
