@@ -40,6 +40,8 @@ type commit struct {
 	parent string
 	// onPin: the pin is a parent of the commit.
 	onPin bool
+	// merge: the commit has more than one parent.
+	merge bool
 	// Set for relevant commits only.
 	relevant bool
 	subject  string
@@ -105,6 +107,7 @@ func loadRange(ctx context.Context, g gitRunner, pin string, tips []string) (*hi
 		if len(f) > 1 {
 			h.commits[i].parent = f[1]
 		}
+		h.commits[i].merge = len(f) > 2
 		for _, p := range f[1:] {
 			if p == pin {
 				h.commits[i].onPin = true
@@ -129,7 +132,7 @@ func (h *history) loadPatchIDs(ctx context.Context, g gitRunner, pin string, tip
 	if len(tips) == 0 || len(paths) == 0 || len(h.commits) == 0 {
 		return nil
 	}
-	entries, err := logEntries(ctx, g, pin, tips, paths, h.inRange)
+	entries, err := logEntries(ctx, g, pin, tips, paths, h)
 	if err != nil {
 		return fmt.Errorf("reading the diffs of upstream commits after the pin: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/patchkit/patchkit/internal/tree"
 	"github.com/patchkit/patchkit/internal/upstream"
 )
 
@@ -31,11 +32,21 @@ type historyWork struct {
 	// FullWalks counts the questions asked over the whole range, Steps
 	// those asked over the new commits only.
 	FullWalks, Steps int
+	// Quiet counts the steps of the diffs' question answered without git:
+	// no commit git log would be asked about touches the series' paths
+	// (see history.quiet).
+	Quiet int
 }
 
 // withHistoryWork makes Check count its history questions into w; a test
 // seam.
 func withHistoryWork(w *historyWork) Option { return func(o *options) { o.work = w } }
+
+func (w *historyWork) countQuiet() {
+	if w != nil {
+		w.Quiet++
+	}
+}
 
 func (w *historyWork) count(full bool, listed, logged int) {
 	if w == nil {
@@ -207,9 +218,10 @@ var logArgs = []string{"log", "--no-merges", "--full-diff", "-p", "--full-index"
 
 // logEntries answers the patch-ids' question for tips and paths (see
 // loadPatchIDs), from the memo where it can, asking git about the commits
-// the memo's tips do not reach. inRange tells the commits of the tips'
-// range: the entry keeps only theirs.
-func logEntries(ctx context.Context, g gitRunner, pin string, tips, paths []string, inRange func(string) bool) ([]logEntry, error) {
+// the memo's tips do not reach, unless h tells that git would print none
+// of them (history.quiet). h's range holds the tips' range: the entry
+// keeps only its commits.
+func logEntries(ctx context.Context, g gitRunner, pin string, tips, paths []string, h *history) ([]logEntry, error) {
 	pathsIn := func(stdin []byte) []byte {
 		b := bytes.NewBuffer(stdin)
 		b.WriteString("--\n")
@@ -225,7 +237,16 @@ func logEntries(ctx context.Context, g gitRunner, pin string, tips, paths []stri
 		return st.Entries, nil
 	}
 	var entries []logEntry
-	if have {
+	if have && h.quiet(g.cache, pin, tips, st.Tips, paths) {
+		// git log would print nothing: the old entries of commits still
+		// in the range stand.
+		g.work.countQuiet()
+		for _, e := range st.Entries {
+			if h.inRange(e.ID) {
+				entries = append(entries, e)
+			}
+		}
+	} else if have {
 		// Every commit of the new range is in the old one or reached by
 		// none of the old tips (a missing old tip, which git ignores,
 		// only adds commits here). Old entries of commits no longer in
@@ -241,7 +262,7 @@ func logEntries(ctx context.Context, g gitRunner, pin string, tips, paths []stri
 			seen[e.ID] = true
 		}
 		for _, e := range st.Entries {
-			if !seen[e.ID] && inRange(e.ID) {
+			if !seen[e.ID] && h.inRange(e.ID) {
 				entries = append(entries, e)
 			}
 		}
@@ -257,6 +278,110 @@ func logEntries(ctx context.Context, g gitRunner, pin string, tips, paths []stri
 		writeStep(g, key, logState{Tips: tips, Entries: entries})
 	}
 	return entries, nil
+}
+
+// quietMax bounds the commits history.quiet compares in the cache: more
+// are git log's to read.
+const quietMax = 64
+
+// quiet reports whether `git log --no-merges -- paths` over the commits
+// tips reach and old and the pin do not would print nothing, from the
+// range alone: git log shows a commit only when it is no merge and its
+// tree differs from its parent's at one of paths (a literal pathspec: the
+// path, or a directory's whole tree), so when none of those commits is
+// such a one, it shows none, whatever its history simplification follows.
+//
+// The commits are found in the range's graph: those a tip reaches, less
+// those an old tip in the range reaches (an old tip out of the range
+// excludes nothing here, so the set is at most larger than git's, never
+// smaller). A tip that is neither in the range nor the pin, a commit with
+// no parent (a root, or a shallow boundary, which git diffs against the
+// empty tree), a path that is not clean, more than quietMax commits, or a
+// tree that cannot be read answers false: git is asked. The trees are read
+// through the cache's verified object reader.
+func (h *history) quiet(c *upstream.Cache, pin string, tips, old, paths []string) bool {
+	for _, p := range paths {
+		if tree.Clean(p) != nil {
+			return false
+		}
+	}
+	reached := func(from []string, strict bool) (bitset, bool) {
+		seen := newBitset(len(h.commits))
+		var stack []int
+		for _, t := range from {
+			i, ok := h.index[t]
+			switch {
+			case ok:
+				if !seen.has(i) {
+					seen.set(i)
+					stack = append(stack, i)
+				}
+			case strict && t != pin:
+				return nil, false
+			}
+		}
+		for len(stack) > 0 {
+			i := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			for _, p := range h.commits[i].parents {
+				if !seen.has(p) {
+					seen.set(p)
+					stack = append(stack, p)
+				}
+			}
+		}
+		return seen, true
+	}
+	asked, ok := reached(tips, true)
+	if !ok {
+		return false
+	}
+	known, _ := reached(old, false)
+	var todo []*commit
+	for i, cm := range h.commits {
+		if asked.has(i) && !known.has(i) && !cm.merge {
+			todo = append(todo, cm)
+		}
+	}
+	if len(todo) > quietMax {
+		return false
+	}
+	for _, cm := range todo {
+		if cm.parent == "" {
+			return false
+		}
+		if same, err := sameAt(c, cm.id, cm.parent, paths); err != nil || !same {
+			return false
+		}
+	}
+	return true
+}
+
+// sameAt reports whether commits a and b have the same entry (mode and
+// object) at each of paths, or none at both.
+func sameAt(c *upstream.Cache, a, b string, paths []string) (bool, error) {
+	sa, err := c.Source(a)
+	if err != nil {
+		return false, err
+	}
+	sb, err := c.Source(b)
+	if err != nil {
+		return false, err
+	}
+	for _, p := range paths {
+		ea, oka, err := sa.Entry(p)
+		if err != nil {
+			return false, err
+		}
+		eb, okb, err := sb.Entry(p)
+		if err != nil {
+			return false, err
+		}
+		if oka != okb || oka && (ea.Mode != eb.Mode || ea.Hash != eb.Hash) {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 func logRun(ctx context.Context, g gitRunner, stdin []byte, args []string) ([]logEntry, error) {

@@ -16,9 +16,11 @@ import (
 
 // TestHistoryGrowsWithUpstream counts the work of a run after upstream
 // moved on: git lists (rev-list) and diffs (log -p) only the new commits,
-// and only the refs whose commit changed are evaluated; the report is the
-// one a cold run on a fresh cache gives, and agrees with the git CLI. A
-// rewritten history (a tag moved to another line) is walked whole again.
+// and only the refs whose commit changed are evaluated; when no new commit
+// (merges aside) touches the series' paths, git log is not run at all. The
+// report is the one a cold run on a fresh cache gives, and agrees with the
+// git CLI. A rewritten history (a tag moved to another line) is walked
+// whole again.
 func TestHistoryGrowsWithUpstream(t *testing.T) {
 	fx := newStatusFixture(t)
 	sp := &spec.Spec{Name: "test", File: "images/test/patchkit.yaml",
@@ -83,6 +85,22 @@ func TestHistoryGrowsWithUpstream(t *testing.T) {
 			fx.up.Commit("unrelated again")
 			fx.up.Tag("v1.2.0")
 		}},
+		{name: "a merge of unrelated work", move: func() {
+			fx.up.Git("checkout", "-q", "-b", "side")
+			fx.up.Write("side.txt", "side\n")
+			fx.up.Commit("side work")
+			fx.up.Git("checkout", "-q", "main")
+			fx.up.Write("unrelated.txt", "w\n")
+			fx.up.Commit("unrelated on main")
+			fx.up.Git("merge", "-q", "--no-ff", "-m", "merge side", "side")
+			fx.up.Tag("v1.2.1")
+		}},
+		{name: "a mode change of a patched file", logged: 1, move: func() {
+			if err := os.Chmod(filepath.Join(fx.up.Dir, "c.txt"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			fx.up.Commit("c: executable")
+		}},
 		{name: "one commit on a patched file", logged: 1, move: func() {
 			fx.up.Write("c.txt", "moved\n"+fx.up.Read("c.txt"))
 			fx.up.Commit("c: a line on top")
@@ -105,6 +123,9 @@ func TestHistoryGrowsWithUpstream(t *testing.T) {
 		}
 		if now.work.Listed != fresh || now.work.Logged != st.logged {
 			t.Errorf("%s: git listed %d and diffed %d commits, want %d and %d: only the new ones", st.name, now.work.Listed, now.work.Logged, fresh, st.logged)
+		}
+		if quiet := st.logged == 0; (now.work.Quiet == 1) != quiet || now.work.Quiet > 1 {
+			t.Errorf("%s: %d steps of the diffs answered without git log, want %d", st.name, now.work.Quiet, map[bool]int{true: 1}[quiet])
 		}
 		if got, want := now.evaluated, changedRefs(prev.rep, now.rep); !reflect.DeepEqual(got, want) || len(want) == 0 {
 			t.Errorf("%s: evaluated %q, want the refs that changed, %q", st.name, got, want)
