@@ -63,6 +63,13 @@ func (b bitset) set(i int)                { b[i/64] |= 1 << (uint(i) % 64) }
 func (b bitset) has(i int) bool           { return b[i/64]&(1<<(uint(i)%64)) != 0 }
 func (h *history) inRange(id string) bool { _, ok := h.index[id]; return ok }
 
+// or adds the members of c, a set of the same size, to b.
+func (b bitset) or(c bitset) {
+	for i := range b {
+		b[i] |= c[i]
+	}
+}
+
 // gitRunner runs git on the bare cache. stdin may be nil; out receives stdout.
 type gitRunner struct {
 	bin    string // the git executable

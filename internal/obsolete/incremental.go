@@ -305,38 +305,16 @@ func (h *history) quiet(c *upstream.Cache, pin string, tips, old, paths []string
 			return false
 		}
 	}
-	reached := func(from []string, strict bool) (bitset, bool) {
-		seen := newBitset(len(h.commits))
-		var stack []int
-		for _, t := range from {
-			i, ok := h.index[t]
-			switch {
-			case ok:
-				if !seen.has(i) {
-					seen.set(i)
-					stack = append(stack, i)
-				}
-			case strict && t != pin:
-				return nil, false
-			}
+	asked, known := newBitset(len(h.commits)), newBitset(len(h.commits))
+	for _, t := range tips {
+		if _, ok := h.index[t]; !ok && t != pin {
+			return false
 		}
-		for len(stack) > 0 {
-			i := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			for _, p := range h.commits[i].parents {
-				if !seen.has(p) {
-					seen.set(p)
-					stack = append(stack, p)
-				}
-			}
-		}
-		return seen, true
+		asked.or(h.reachable(t))
 	}
-	asked, ok := reached(tips, true)
-	if !ok {
-		return false
+	for _, t := range old {
+		known.or(h.reachable(t))
 	}
-	known, _ := reached(old, false)
 	var todo []*commit
 	for i, cm := range h.commits {
 		if asked.has(i) && !known.has(i) && !cm.merge {
