@@ -212,12 +212,13 @@ func sqQuote(s string) string {
 
 // sshProgram is the ssh command git would run, whether it is a shell
 // command (GIT_SSH_COMMAND), and its variant when the environment or the
-// program's name tells it (variantAuto otherwise).
+// program's name tells it (variantAuto otherwise). A variable that is set
+// wins even when it is empty, as in git.
 func sshProgram() (prog string, shell bool, variant sshVariant) {
-	prog, shell = os.Getenv("GIT_SSH_COMMAND"), true
-	if prog == "" {
-		prog, shell = os.Getenv("GIT_SSH"), false
-		if prog == "" {
+	prog, shell = os.LookupEnv("GIT_SSH_COMMAND")
+	if !shell {
+		var set bool
+		if prog, set = os.LookupEnv("GIT_SSH"); !set {
 			prog = "ssh"
 		}
 	}
@@ -366,6 +367,10 @@ func listSSH(ctx context.Context, raw string) (*packp.AdvRefs, error) {
 		return nil, err
 	}
 	prog, shell, variant := sshProgram()
+	if strings.TrimSpace(prog) == "" {
+		// git runs it as it is, and fails ("unable to fork").
+		return nil, errors.New("GIT_SSH_COMMAND or GIT_SSH is set but empty: git cannot run it either; unset it, or name the ssh to run")
+	}
 	if variant == variantAuto {
 		// git asks the program whether it is OpenSSH: `-G` prints the
 		// configuration for host and exits 0 there.

@@ -154,6 +154,30 @@ func TestFetchOverSSH(t *testing.T) {
 	}
 }
 
+// TestSSHCommandSetButEmpty: GIT_SSH_COMMAND or GIT_SSH set to nothing is
+// what git runs, and fails on; the listing says so rather than falling
+// back to another ssh than the git fetch after it would run.
+func TestSSHCommandSetButEmpty(t *testing.T) {
+	for _, name := range []string{"GIT_SSH_COMMAND", "GIT_SSH"} {
+		t.Run(name, func(t *testing.T) {
+			t.Setenv("GIT_SSH_COMMAND", "unset below")
+			t.Setenv("GIT_SSH", "unset below")
+			os.Unsetenv("GIT_SSH_COMMAND")
+			os.Unsetenv("GIT_SSH")
+			os.Setenv(name, "")
+			_, err := (&Cache{}).listRefs(context.Background(), "git@example.invalid:org/x.git", 5*time.Second)
+			if err == nil || !strings.Contains(err.Error(), "set but empty") {
+				t.Errorf("listRefs = %v; want it to say %s is set but empty", err, name)
+			}
+			if _, e, gitErr := gitLsRemote("git@example.invalid:org/x.git", name+"="); gitErr == nil {
+				t.Errorf("git ls-remote with %s empty succeeded; the listing refuses it", name)
+			} else if !strings.Contains(e, "unable to fork") && !strings.Contains(e, "cannot run") {
+				t.Errorf("git ls-remote with %s empty: %q; want it unable to run the ssh", name, e)
+			}
+		})
+	}
+}
+
 // TestSSHRefusalSaysWhereCredentialsGo: an ssh upstream that refuses the
 // key fails the cache's opening with ssh's words and where a deploy key
 // goes (GIT_SSH_COMMAND, docs/ci.md).
