@@ -147,7 +147,7 @@ func (c *Cache) advertise(ctx context.Context) (*packp.AdvRefs, error) {
 
 // credentialsHint says where a private upstream's credentials go: never in
 // patchkit.yaml (docs/ci.md).
-const credentialsHint = "a private upstream takes its credentials from git's url.<base>.insteadOf in the global git configuration, or GIT_SSH_COMMAND over ssh (docs/ci.md)"
+const credentialsHint = "a private upstream takes its credentials from git's url.<base>.insteadOf (the global git configuration, or GIT_CONFIG_COUNT), or GIT_SSH_COMMAND over ssh (docs/ci.md)"
 
 // afterListing, when set, runs between the listing of the refs and the
 // fetch; a test seam (an upstream that changes meanwhile).

@@ -103,8 +103,35 @@ func rewrite(url string, rules []insteadOf) string {
 	return rules[best].Base + strings.TrimPrefix(url, rules[best].Prefix)
 }
 
+// envInsteadOf returns the insteadOf rules that git takes from the
+// environment, in order: GIT_CONFIG_COUNT pairs of GIT_CONFIG_KEY_<n> and
+// GIT_CONFIG_VALUE_<n>, each key a url.<base>.insteadOf (section and key in
+// any case; the base may hold dots). git refuses to run with a count that
+// is not a number or a pair that is missing; these are skipped here, as a
+// config file that does not parse is.
+func envInsteadOf(env func(string) (string, bool)) []insteadOf {
+	v, _ := env("GIT_CONFIG_COUNT")
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return nil
+	}
+	var rules []insteadOf
+	for i := range n {
+		key, ok := env("GIT_CONFIG_KEY_" + strconv.Itoa(i))
+		value, vok := env("GIT_CONFIG_VALUE_" + strconv.Itoa(i))
+		first, last := strings.IndexByte(key, '.'), strings.LastIndexByte(key, '.')
+		if !ok || !vok || value == "" || first < 0 || first == last ||
+			!strings.EqualFold(key[:first], "url") || !strings.EqualFold(key[last+1:], "insteadOf") {
+			continue
+		}
+		rules = append(rules, insteadOf{Base: key[first+1 : last], Prefix: value})
+	}
+	return rules
+}
+
 // MirrorURL returns the URL a fetch of url goes to: url rewritten by the
-// url.<base>.insteadOf settings of git's system and global config files.
+// url.<base>.insteadOf settings of git's system and global config files,
+// then of the environment's (GIT_CONFIG_COUNT), which git reads last.
 func MirrorURL(url string) string {
-	return rewrite(url, readInsteadOf(gitConfigFiles(os.LookupEnv)))
+	return rewrite(url, append(readInsteadOf(gitConfigFiles(os.LookupEnv)), envInsteadOf(os.LookupEnv)...))
 }

@@ -3,6 +3,7 @@ package upstream
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -112,5 +113,55 @@ func TestOpenThroughMirror(t *testing.T) {
 	}
 	if !strings.Contains(filepath.Base(c.Path()), "github.com") || c.key != cacheKey(specURL) {
 		t.Errorf("cache key %s is not the spec URL's", c.Path())
+	}
+}
+
+// TestInsteadOfFromTheEnvironment: a CI job that gives its mirror or its
+// token through GIT_CONFIG_COUNT (no config file written) is rewritten as
+// git rewrites it; git ls-remote is the oracle.
+func TestInsteadOfFromTheEnvironment(t *testing.T) {
+	mirror := t.TempDir()
+	up := gittest.New(t)
+	up.Write("a.txt", "a\n")
+	want := up.Release("first", "v1.0.0")
+	if err := os.MkdirAll(filepath.Join(mirror, "acme"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(up.Dir, filepath.Join(mirror, "acme", "widget")); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	env := map[string]string{
+		"GIT_CONFIG_COUNT": "3",
+		// not an insteadOf: left alone
+		"GIT_CONFIG_KEY_0": "core.abbrev", "GIT_CONFIG_VALUE_0": "12",
+		// a shorter prefix, then the longer one that wins, in git's
+		// spelling of the key in any case
+		"GIT_CONFIG_KEY_1": "url.file:///nowhere/.insteadOf", "GIT_CONFIG_VALUE_1": "https://",
+		"GIT_CONFIG_KEY_2": "URL.file://" + mirror + "/.INSTEADOF", "GIT_CONFIG_VALUE_2": "https://github.com/",
+	}
+	var kv []string
+	for k, v := range env {
+		t.Setenv(k, v)
+		kv = append(kv, k+"="+v)
+	}
+	const specURL = "https://github.com/acme/widget"
+	git := exec.Command("git", "ls-remote", specURL, "refs/tags/v1.0.0^{}")
+	git.Env = append(gittest.Env(), kv...)
+	if out, err := git.CombinedOutput(); err != nil || !strings.HasPrefix(string(out), want) {
+		t.Fatalf("git ls-remote through the environment's mirror = %q, %v, want %s", out, err, want)
+	}
+	if got := MirrorURL(specURL); got != "file://"+mirror+"/acme/widget" {
+		t.Fatalf("MirrorURL() = %q", got)
+	}
+	c := open(t, t.TempDir(), specURL)
+	if got := resolveOK(t, c, "v1.0.0"); got != want {
+		t.Errorf("Resolve(v1.0.0) = %s, want %s", got, want)
+	}
+	// A malformed count is no rule, as an unparsable file is none.
+	t.Setenv("GIT_CONFIG_COUNT", "three")
+	if got := MirrorURL(specURL); got != specURL {
+		t.Errorf("MirrorURL() with a bad GIT_CONFIG_COUNT = %q, want the URL unchanged", got)
 	}
 }
