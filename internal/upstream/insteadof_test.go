@@ -3,9 +3,9 @@ package upstream
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -60,23 +60,28 @@ func TestGitConfigFiles(t *testing.T) {
 	}
 }
 
+// widgetMirror makes a mirror directory holding acme/widget, a repository
+// with the release v1.0.0, and returns the directory and v1.0.0's commit.
+func widgetMirror(t *testing.T) (mirror, v1 string) {
+	t.Helper()
+	mirror = t.TempDir()
+	up := gittest.New(t)
+	up.Write("a.txt", "a\n")
+	v1 = up.Release("first", "v1.0.0")
+	if err := os.MkdirAll(filepath.Join(mirror, "acme"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(up.Dir, filepath.Join(mirror, "acme", "widget")); err != nil {
+		t.Fatal(err)
+	}
+	return mirror, v1
+}
+
 // TestOpenThroughMirror fetches https://github.com/acme/widget, which does
 // not exist, from a mirror that GIT_CONFIG_GLOBAL maps it to; git itself
 // agrees on the rewrite. The cache keeps the spec's URL.
 func TestOpenThroughMirror(t *testing.T) {
-	mirror := t.TempDir()
-	up := gittest.New(t)
-	up.Write("a.txt", "a\n")
-	want := up.Release("first", "v1.0.0")
-	if err := os.Rename(up.Dir, filepath.Join(mirror, "widget")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(mirror, "acme"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(filepath.Join(mirror, "widget"), filepath.Join(mirror, "acme", "widget")); err != nil {
-		t.Fatal(err)
-	}
+	mirror, want := widgetMirror(t)
 	cfg := filepath.Join(t.TempDir(), "gitconfig")
 	body := "[url \"file://" + mirror + "/\"]\n\tinsteadOf = https://github.com/\n[url \"file:///nowhere/\"]\n\tinsteadOf = https://\n"
 	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
@@ -120,16 +125,7 @@ func TestOpenThroughMirror(t *testing.T) {
 // token through GIT_CONFIG_COUNT (no config file written) is rewritten as
 // git rewrites it; git ls-remote is the oracle.
 func TestInsteadOfFromTheEnvironment(t *testing.T) {
-	mirror := t.TempDir()
-	up := gittest.New(t)
-	up.Write("a.txt", "a\n")
-	want := up.Release("first", "v1.0.0")
-	if err := os.MkdirAll(filepath.Join(mirror, "acme"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(up.Dir, filepath.Join(mirror, "acme", "widget")); err != nil {
-		t.Fatal(err)
-	}
+	mirror, want := widgetMirror(t)
 	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 	env := map[string]string{
@@ -147,10 +143,9 @@ func TestInsteadOfFromTheEnvironment(t *testing.T) {
 		kv = append(kv, k+"="+v)
 	}
 	const specURL = "https://github.com/acme/widget"
-	git := exec.Command("git", "ls-remote", specURL, "refs/tags/v1.0.0^{}")
-	git.Env = append(gittest.Env(), kv...)
-	if out, err := git.CombinedOutput(); err != nil || !strings.HasPrefix(string(out), want) {
-		t.Fatalf("git ls-remote through the environment's mirror = %q, %v, want %s", out, err, want)
+	lines, stderr, err := gitLsRemote(specURL, kv...)
+	if err != nil || !slices.Contains(lines, want+"\trefs/tags/v1.0.0^{}") {
+		t.Fatalf("git ls-remote through the environment's mirror = %q, %v (%s), want v1.0.0 at %s", lines, err, stderr, want)
 	}
 	if got := MirrorURL(specURL); got != "file://"+mirror+"/acme/widget" {
 		t.Fatalf("MirrorURL() = %q", got)

@@ -1,13 +1,8 @@
 package upstream
 
 import (
-	"context"
-	"os/exec"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/patchkit/patchkit/internal/gittest"
 )
 
 // TestCheckURLTakesWhatPatchkitReaches: the URL forms patchkit lists and
@@ -65,17 +60,13 @@ func TestCheckURLRefusesWhatGitWouldNotFetch(t *testing.T) {
 		if !tc.git {
 			continue
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		git := exec.CommandContext(ctx, "git", "ls-remote", tc.url)
-		git.Env = gittest.Env()
-		out, gitErr := git.CombinedOutput()
-		cancel()
+		_, stderr, gitErr := gitLsRemote(tc.url)
 		if gitErr == nil {
 			t.Errorf("git ls-remote %q succeeded; CheckURL refuses it", tc.url)
 		}
 		if strings.HasPrefix(tc.want, "strange") || strings.HasPrefix(tc.want, "no path") {
-			if !strings.Contains(string(out), tc.want) {
-				t.Errorf("git ls-remote %q says %q; CheckURL says %q", tc.url, out, tc.want)
+			if !strings.Contains(stderr, tc.want) {
+				t.Errorf("git ls-remote %q says %q; CheckURL says %q", tc.url, stderr, tc.want)
 			}
 		}
 	}
