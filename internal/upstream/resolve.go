@@ -51,6 +51,8 @@ func (c *Cache) resolve(ref string) (plumbing.Hash, error) {
 	switch {
 	case err == nil:
 		return out, nil
+	case errors.Is(err, ErrRefNotFound) && ref == "HEAD":
+		return out, fmt.Errorf("%w: %s has no HEAD (no default branch): name a tag, branch or commit", ErrRefNotFound, c.redacted)
 	case errors.Is(err, ErrRefNotFound):
 		return out, fmt.Errorf("%w: %q is not a tag, branch or commit of %s", ErrRefNotFound, ref, c.redacted)
 	case errors.Is(err, ErrAbbreviatedID):
@@ -278,12 +280,15 @@ func (s *store) tags(match func(string) bool) ([]Tag, error) {
 }
 
 // DefaultBranch is the short name of the branch HEAD follows (the upstream's
-// default branch), or "" when HEAD is detached or unset.
+// default branch), or "" when HEAD is detached, unset or unborn (a branch
+// the cache does not have: see checkHead).
 func (c *Cache) DefaultBranch() string {
 	var name string
 	c.withStore(func(s *store) error {
 		if ref, err := s.st.Reference(plumbing.HEAD); err == nil && ref.Type() == plumbing.SymbolicReference {
-			name = ref.Target().Short()
+			if _, err := s.st.Reference(ref.Target()); err == nil {
+				name = ref.Target().Short()
+			}
 		}
 		return nil
 	})

@@ -241,6 +241,14 @@ var damages = []damage{
 	{name: "no marker: HEAD deleted", do: func(t *testing.T, c *Cache) {
 		removeGlob(t, filepath.Join(c.Path(), "HEAD"))
 	}},
+	{name: "no marker: every ref lost", do: func(t *testing.T, c *Cache) {
+		// HEAD names a branch the cache no longer has: unborn, which an
+		// upstream without HEAD leaves too (TestUpstreamWithoutHead), but
+		// here with no ref at all.
+		for _, p := range []string{"packed-refs", "refs/heads", "refs/tags"} {
+			os.RemoveAll(filepath.Join(c.Path(), p))
+		}
+	}},
 }
 
 func TestRepair(t *testing.T) {

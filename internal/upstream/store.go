@@ -50,10 +50,12 @@ func openStore(path string) (*store, error) {
 func (s *store) close() error { return s.st.Close() }
 
 // check is the integrity check of a cache: HEAD resolves to a commit whose
-// tree is present, every ref points at an object that is present, and every
-// shallow commit is present.
+// tree is present (or is unborn, in a cache that holds refs or is partial),
+// every ref points at an object that is present, and every shallow commit
+// is present.
 func (s *store) check() error {
-	if err := s.checkHead(); err != nil {
+	unborn, err := s.checkHead()
+	if err != nil {
 		return err
 	}
 	refs, err := s.st.IterReferences()
@@ -75,6 +77,11 @@ func (s *store) check() error {
 	})
 	if err != nil {
 		return err
+	}
+	if unborn && len(seen) == 0 && !isPartial(s.path) {
+		// A complete cache with no ref and no HEAD is a clone that never
+		// finished, or a cache whose refs are lost.
+		return errors.New("HEAD is unborn and the cache holds no ref")
 	}
 	shallow, err := s.st.Shallow()
 	if err != nil {
@@ -128,25 +135,34 @@ func (s *store) has(h plumbing.Hash) error {
 // hasReads counts the objects has read (for tests).
 var hasReads atomic.Int64
 
-// checkHead checks that HEAD resolves to a commit whose tree is present. In
-// a partial cache, which fetches only the refs asked for, HEAD's branch may
-// be absent (unborn).
-func (s *store) checkHead() error {
+// checkHead checks that HEAD resolves to a commit whose tree is present.
+// HEAD itself must be there. A HEAD naming a branch the cache does not
+// have is unborn (the answer is true), which git fsck takes as no damage:
+// the upstream advertises no HEAD (a mirror holding only tags, a default
+// branch deleted), so the cache's HEAD keeps the name it was made with, or
+// a partial cache, which fetches only the refs asked for, has not fetched
+// the branch yet. Resolving HEAD then finds nothing (ErrRefNotFound);
+// check asks that such a cache hold refs, or be partial.
+func (s *store) checkHead() (unborn bool, err error) {
+	sym, err := s.st.Reference(plumbing.HEAD)
+	if err != nil {
+		return false, fmt.Errorf("reading HEAD: %w", err)
+	}
 	head, err := s.repo.Reference(plumbing.HEAD, true)
-	if errors.Is(err, plumbing.ErrReferenceNotFound) && isPartial(s.path) {
-		return nil
+	if errors.Is(err, plumbing.ErrReferenceNotFound) && sym.Type() == plumbing.SymbolicReference {
+		return true, nil
 	}
 	if err != nil {
-		return fmt.Errorf("resolving HEAD: %w", err)
+		return false, fmt.Errorf("resolving HEAD: %w", err)
 	}
 	commit, err := object.GetCommit(s.st, head.Hash())
 	if err != nil {
-		return fmt.Errorf("reading HEAD commit %s: %w", head.Hash(), err)
+		return false, fmt.Errorf("reading HEAD commit %s: %w", head.Hash(), err)
 	}
 	if err := s.st.HasEncodedObject(commit.TreeHash); err != nil {
-		return fmt.Errorf("reading tree %s of HEAD: %w", commit.TreeHash, err)
+		return false, fmt.Errorf("reading tree %s of HEAD: %w", commit.TreeHash, err)
 	}
-	return nil
+	return false, nil
 }
 
 // open merges the cache's packs when they are many and nobody reads it
