@@ -16,8 +16,10 @@
 #
 # A case line is NAME|OWNER+REPO|PIN|RELEASES|REFS|PATCH|NOTE, where REFS is
 # a comma-separated list of the scanned tags (branch:NAME for a branch), and
-# PATCH is coz:COMMIT:PATH (the patch file as cozystack had it at COMMIT) or
-# file:PATH (relative to this repository). NOTE is free text (why the case is
+# PATCH is coz:COMMIT:PATH (the patch file as cozystack had it at COMMIT),
+# up:COMMIT (the upstream's own commit as git format-patch writes it: a fix
+# carried until upstream released it, as a carry made with format-patch
+# is), or file:PATH (relative to this repository). NOTE is free text (why the case is
 # there: the cozystack commit that dropped the patch, or "carried").
 #
 # For each case it writes NAME/patch.diff, NAME/history (the reduced upstream,
@@ -49,9 +51,11 @@ trap 'rm -rf "$work"' EXIT
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
 (cd "$here" && go build -o "$work/corpusbuild" ./hack/corpusbuild)
 
-# The patch file's bytes.
+# patch_text SOURCE GIT: the patch file's bytes (GIT is the case's upstream,
+# for up: sources).
 patch_text() {
 	case $1 in
+	up:*) git --git-dir="$2" format-patch -1 --stdout --no-signature "${1#up:}" ;;
 	coz:*)
 		local s=${1#coz:}
 		git -C "$COZY" show "${s%%:*}:${s#*:}"
@@ -116,12 +120,24 @@ evidence() {
 	local rev=fail fwd=fail idc=- hunks="" n i
 	apply_check "$g" "$ref" "$p" -R && rev=ok
 	apply_check "$g" "$ref" "$p" && fwd=ok
-	# The commit of PIN..REF with the patch's patch-id (the real full commit).
+	# The commit of PIN..REF with the patch's patch-id (the real full
+	# commit), the oldest; and whether a later commit reverts it: one whose
+	# diff has the patch-id of its reversed diff, or whose message says
+	# "This reverts commit <it>" as git revert writes (its context may have
+	# moved since). A later commit with the patch-id lands it again.
+	local rvc=- rpid="" cid
 	while read -r c; do
 		[[ -n $c ]] || continue
-		if [[ $(git --git-dir="$g" show --format= "$c" | git patch-id --stable | cut -d' ' -f1) == "$pid" ]]; then
-			idc=$c
-			break
+		cid=$(git --git-dir="$g" show --format= "$c" | git patch-id --stable | cut -d' ' -f1)
+		if [[ $idc == - ]]; then
+			if [[ $cid == "$pid" ]]; then
+				idc=$c
+				rpid=$(git --git-dir="$g" diff "$c" "$c^" | git patch-id --stable | cut -d' ' -f1)
+			fi
+		elif [[ $cid == "$rpid" ]] || git --git-dir="$g" log -1 --format=%B "$c" | grep -q "^This reverts commit $idc"; then
+			rvc=$c
+		elif [[ $cid == "$pid" ]]; then
+			rvc=-
 		fi
 	done < <(git --git-dir="$g" rev-list --no-merges --reverse "$pin..$ref" -- "$@")
 	# Hunk by hunk: r (reverse-applies), f (applies), x (neither).
@@ -190,7 +206,7 @@ evidence() {
 		landed=fail
 		apply_check "$g" "$at" "$p" -R && landed=ok
 	fi
-	echo "reverse=$rev forward=$fwd patch-id=$idc landed=$landed hunks=$hunks lines=$there/$total log-S=${logs:--}"
+	echo "reverse=$rev forward=$fwd patch-id=$idc reverted=$rvc landed=$landed hunks=$hunks lines=$there/$total log-S=${logs:--}"
 }
 
 # label EVIDENCE: the expected status and commit at a ref, from the git
@@ -198,10 +214,12 @@ evidence() {
 #   the patch reverse-applies          present (the patch-id commit, else the
 #                                      commit git log -S names for most lines)
 #   it applies                         applies (a reverted change is needed again)
-#   a commit has its patch-id          present, that commit
+#   a commit has its patch-id, and no
+#     later commit reverts it          present, that commit
 #   every hunk reverse-applies alone,
-#     or the patch reverse-applies at
-#     the commit that carried it       present (landed, then edited)
+#     or (not reverted) the patch
+#     reverse-applies at the commit
+#     that carried it                  present (landed, then edited)
 #   git log -S names a commit, and some hunks reverse-apply or 2/3 of the
 #     significant changed lines are upstream (added lines there, removed
 #     lines gone):                     partial where a hunk still applies (a
@@ -211,12 +229,13 @@ evidence() {
 #     apply                            partial
 #   else                               conflict
 label() {
-	local rev fwd idc landed hunks lines logs
+	local rev fwd idc landed hunks lines logs reverted=-
 	for kv in $1; do
 		case $kv in
 		reverse=*) rev=${kv#*=} ;;
 		forward=*) fwd=${kv#*=} ;;
 		patch-id=*) idc=${kv#*=} ;;
+		reverted=*) reverted=${kv#*=} ;;
 		hunks=*) hunks=${kv#*=} ;;
 		lines=*) lines=${kv#*=} ;;
 		landed=*) landed=${kv#*=} ;;
@@ -232,6 +251,9 @@ label() {
 			fi
 		done
 	fi
+	# A reverted patch-id commit carries nothing: the rules below decide
+	# as if it were not there.
+	[[ $reverted == - ]] || idc=- landed=-
 	local by=$top
 	[[ $idc == - ]] || by=$idc
 	local there=${lines%/*} total=${lines#*/}
@@ -296,7 +318,7 @@ cut_case() {
 	# A pin that is not a tag is recorded as its full commit id.
 	git --git-dir="$g" rev-parse --verify -q "refs/tags/$pin" >/dev/null || pin=$pc
 	rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"
-	patch_text "$src" >"$dir.tmp/patch.diff"
+	patch_text "$src" "$g" >"$dir.tmp/patch.diff"
 	local p=$dir.tmp/patch.diff pid
 	pid=$(git patch-id --stable <"$p" | cut -d' ' -f1)
 	local -a paths refnames refcommits
