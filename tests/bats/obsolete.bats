@@ -67,3 +67,21 @@ setup() {
   run pk verify greeter
   assert_success
 }
+
+@test "obsolete-check on a mirror holding only tags (no HEAD): the verdicts of the upstream, run after run" {
+  mirror=$BATS_TEST_TMPDIR/mirror.git
+  git init -q --bare --initial-branch=master "$mirror"
+  git --git-dir="$mirror" fetch -q --no-tags "$UPSTREAM" '+refs/tags/*:refs/tags/*'
+  run git ls-remote "file://$mirror"
+  refute_output --partial "HEAD"
+  run pk obsolete-check greeter --refs v1.0.1,v1.1.0 -o json
+  assert_failure 1
+  want=$output
+  for i in 1 2; do
+    run "$PATCHKIT" --root "$ROOT" --cache-dir "$BATS_TEST_TMPDIR/mirror-cache" --upstream-url "file://$mirror" obsolete-check greeter --refs v1.0.1,v1.1.0 -o json
+    assert_failure 1
+    assert_output "${want//$UPSTREAM/$mirror}"
+  done
+  run "$PATCHKIT" --root "$ROOT" --cache-dir "$BATS_TEST_TMPDIR/mirror-cache" --upstream-url "file://$mirror" --offline obsolete-check greeter --refs v1.0.1,v1.1.0
+  assert_failure 1
+}
