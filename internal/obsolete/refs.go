@@ -45,7 +45,7 @@ func selectRefs(ctx context.Context, g gitRunner, in Input) ([]Ref, []Skipped, *
 	}
 
 	up := in.Spec.Upstream
-	matching, tagNames, err := releaseTags(in)
+	matching, tagNames, notCommits, err := releaseTags(in)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -74,6 +74,20 @@ func selectRefs(ctx context.Context, g gitRunner, in Input) ([]Ref, []Skipped, *
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	if len(notCommits) > 0 {
+		// A version not newer than a version pin is that first, as
+		// newerTags (and Unscanned, from names alone) would say.
+		_, pinSemver := upstream.CompareVersions(up.Ref, up.Ref)
+		pinSemver = pinSemver && tagNames[up.Ref]
+		for _, n := range notCommits {
+			reason := skipNotCommit
+			if cmp, ok := upstream.CompareVersions(n, up.Ref); ok && pinSemver && cmp <= 0 {
+				reason = skipNotNewer
+			}
+			skipped = append(skipped, Skipped{Ref: n, Reason: reason})
+		}
+		sort.Slice(skipped, func(i, j int) bool { return skipped[i].Ref < skipped[j].Ref })
+	}
 	var refs []Ref
 	for _, t := range semver {
 		refs = append(refs, Ref{Name: t.Name, Kind: KindTag, Commit: t.Commit})
@@ -91,23 +105,25 @@ const (
 	skipPinHasIt     = "the pin contains it"
 	skipBeforeBase   = "older than %s, the latest release the pin contains, and does not contain the pin"
 	skipBeforeCommit = "committed before the pin, and does not contain it"
+	skipNotCommit    = "names a tree or a blob, not a commit"
 )
 
 // releaseTags returns the tags matching upstream.releases that point at
-// commits, and the names of those and of the pin's tag, when it points at a
-// commit. Only these tags' objects are read: an upstream's many other tags
-// cost nothing but their names in packed-refs.
-func releaseTags(in Input) ([]upstream.Tag, map[string]bool, error) {
+// commits, the names of those and of the pin's tag, when it points at a
+// commit, and the names of the matching tags that point at no commit (a
+// tree or a blob), sorted. Only these tags' objects are read: an
+// upstream's many other tags cost nothing but their names in packed-refs.
+func releaseTags(in Input) ([]upstream.Tag, map[string]bool, []string, error) {
 	up := in.Spec.Upstream
 	names, err := in.Cache.TagNames()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	release := map[string]bool{}
 	if up.Releases != "" {
 		for _, n := range names {
 			if ok, err := path.Match(up.Releases, n); err != nil {
-				return nil, nil, &diag.InputError{File: in.Spec.File, Line: in.Spec.Line("upstream.releases"), Key: "upstream.releases", Msg: fmt.Sprintf("bad glob %q", up.Releases), Err: err}
+				return nil, nil, nil, &diag.InputError{File: in.Spec.File, Line: in.Spec.Line("upstream.releases"), Key: "upstream.releases", Msg: fmt.Sprintf("bad glob %q", up.Releases), Err: err}
 			} else if ok {
 				release[n] = true
 			}
@@ -115,7 +131,7 @@ func releaseTags(in Input) ([]upstream.Tag, map[string]bool, error) {
 	}
 	tags, err := in.Cache.TagsMatching(func(n string) bool { return release[n] || n == up.Ref })
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	var matching []upstream.Tag
 	for _, t := range tags {
@@ -123,7 +139,15 @@ func releaseTags(in Input) ([]upstream.Tag, map[string]bool, error) {
 			matching = append(matching, t)
 		}
 	}
-	return matching, tagNamesOf(tags), nil
+	commits := tagNamesOf(tags)
+	var notCommits []string
+	for n := range release {
+		if !commits[n] {
+			notCommits = append(notCommits, n)
+		}
+	}
+	sort.Strings(notCommits)
+	return matching, commits, notCommits, nil
 }
 
 func tagNamesOf(tags []upstream.Tag) map[string]bool {

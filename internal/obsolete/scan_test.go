@@ -47,6 +47,11 @@ func TestCheckCommitPin(t *testing.T) {
 	r.Git("checkout", "-q", "release-1.14")
 	r.Tag("zz-before") // not a version, committed before the pin, on another branch
 	r.Git("checkout", "-q", "main")
+	// Tags that name no commit (as linux's v2.6.11 names a tree): not
+	// scanned, and said so.
+	r.Git("tag", "v1.17.0-tree", strings.TrimSpace(r.Git("rev-parse", "HEAD^{tree}")))
+	r.Git("tag", "-a", "-m", "a blob", "v1.17.1", strings.TrimSpace(r.Git("rev-parse", "HEAD:n.txt")))
+	r.Git("tag", "v1.14.9-tree", strings.TrimSpace(r.Git("rev-parse", "HEAD^{tree}")))
 
 	rep := scan{pin: pin, releases: "*", patches: []string{patch}}.run(t, r.URL())
 	if got, want := refNames(rep), "v1.15.3 v1.16.0 nightly*"; got != want {
@@ -59,8 +64,9 @@ func TestCheckCommitPin(t *testing.T) {
 	older := "older than v1.15.2, the latest release the pin contains, and does not contain the pin"
 	want := []string{
 		"v1.14.0: the pin contains it",
-		"v1.14.1: " + older, "v1.14.2: " + older, "v1.14.3: " + older,
+		"v1.14.1: " + older, "v1.14.2: " + older, "v1.14.3: " + older, "v1.14.9-tree: names a tree or a blob, not a commit",
 		"v1.15.0: the pin contains it", "v1.15.1: the pin contains it", "v1.15.2: the pin contains it",
+		"v1.17.0-tree: names a tree or a blob, not a commit", "v1.17.1: names a tree or a blob, not a commit",
 		"zz-before: committed before the pin, and does not contain it",
 	}
 	if strings.Join(skipped, "\n") != strings.Join(want, "\n") {

@@ -23,8 +23,8 @@ import (
 // it returns false.
 //
 // An empty in.PinCommit is the pin tag's commit as the upstream lists it.
-// A matching tag that does not point at a commit is among Check's skipped
-// tags here (a name cannot tell), and not in Check's own report.
+// A matching tag that does not point at a commit is skipped as not newer
+// here (a name cannot tell), as Check skips it.
 func Unscanned(ctx context.Context, in Input) (*Report, bool, error) {
 	up := in.Spec.Upstream
 	if len(in.Refs) > 0 || len(up.Branches) > 0 {

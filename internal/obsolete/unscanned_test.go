@@ -3,6 +3,7 @@ package obsolete
 import (
 	"context"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/patchkit/patchkit/internal/gittest"
@@ -23,6 +24,8 @@ func TestUnscanned(t *testing.T) {
 	r.Commit("two")
 	r.Tag("v1.1.0")
 	r.Tag("nightly-1")
+	// A release tag naming a tree, not newer than the pin: skipped alike.
+	r.Git("tag", "v1.0.1-tree", strings.TrimSpace(r.Git("rev-parse", "HEAD^{tree}")))
 	patches := parsePatches(t, []string{makePatch(r, "v1.1.0", "main", "fix", map[string]string{"a.txt": replaceLine(t, numbered("b", 10), "b3", "B3")})})
 	ctx := context.Background()
 	shallow, err := upstream.Open(ctx, t.TempDir(), r.URL(), upstream.WithShallow(true))
@@ -52,7 +55,7 @@ func TestUnscanned(t *testing.T) {
 	if !reflect.DeepEqual(got, rep) {
 		t.Errorf("Unscanned() report differs from Check's:\n got %+v\nwant %+v", got, rep)
 	}
-	if len(rep.Refs) != 0 || len(rep.Skipped) != 1 {
+	if len(rep.Refs) != 0 || len(rep.Skipped) != 2 {
 		t.Fatalf("Check() scanned %v and skipped %v: the fixture changed", rep.Refs, rep.Skipped)
 	}
 
