@@ -207,15 +207,18 @@ func (env Env) url(s *spec.Spec) (string, error) {
 // refError makes a pin that upstream does not have bad input naming the spec's
 // upstream.ref; a --ref the user typed is a bad invocation, also exit 2.
 func refError(s *spec.Spec, flagRef string, err error) error {
-	if !errors.Is(err, upstream.ErrRefNotFound) && !errors.Is(err, upstream.ErrAbbreviatedID) {
+	if !errors.Is(err, upstream.ErrRefNotFound) && !errors.Is(err, upstream.ErrAbbreviatedID) && !errors.Is(err, upstream.ErrNotCommit) {
 		return err
 	}
 	if flagRef != "" {
 		return &diag.InputError{File: "--ref", Msg: "bad ref", Err: err}
 	}
 	msg := "pin not found upstream"
-	if errors.Is(err, upstream.ErrAbbreviatedID) {
+	switch {
+	case errors.Is(err, upstream.ErrAbbreviatedID):
 		msg = "ambiguous pin"
+	case errors.Is(err, upstream.ErrNotCommit):
+		msg = "the pin is no commit"
 	}
 	return &diag.InputError{File: s.File, Line: s.Line("upstream.ref"), Key: "upstream.ref", Msg: msg, Err: err}
 }

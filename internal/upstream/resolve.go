@@ -55,6 +55,8 @@ func (c *Cache) resolve(ref string) (plumbing.Hash, error) {
 		return out, fmt.Errorf("%w: %s has no HEAD (no default branch): name a tag, branch or commit", ErrRefNotFound, c.redacted)
 	case errors.Is(err, ErrRefNotFound):
 		return out, fmt.Errorf("%w: %q is not a tag, branch or commit of %s", ErrRefNotFound, ref, c.redacted)
+	case errors.Is(err, ErrNotCommit):
+		return out, fmt.Errorf("%q in %s: %w", ref, c.redacted, err)
 	case errors.Is(err, ErrAbbreviatedID):
 		return out, fmt.Errorf("%w: %q names several commits of %s (%s): write more of the id", ErrAbbreviatedID, ref, c.redacted, strings.TrimPrefix(err.Error(), ErrAbbreviatedID.Error()+": "))
 	default:
@@ -140,8 +142,8 @@ func (s *store) expand(prefix string) (plumbing.Hash, error) {
 	return plumbing.ZeroHash, fmt.Errorf("%w: %s", ErrAbbreviatedID, strings.Join(ids, ", "))
 }
 
-// errNotCommit is returned for a tag that points at a tree or a blob.
-var errNotCommit = errors.New("not a commit")
+// ErrNotCommit is returned for a ref that names a tree or a blob.
+var ErrNotCommit = errors.New("not a commit")
 
 // peel follows tag objects from h down to a commit.
 func (s *store) peel(h plumbing.Hash) (plumbing.Hash, error) {
@@ -160,7 +162,7 @@ func (s *store) peel(h plumbing.Hash) (plumbing.Hash, error) {
 			}
 			h = tag.Target
 		default:
-			return h, fmt.Errorf("%s is a %s: %w", h, obj.Type(), errNotCommit)
+			return h, fmt.Errorf("%s is a %s: %w", h, obj.Type(), ErrNotCommit)
 		}
 	}
 	return h, fmt.Errorf("tag chain at %s is too long", h)
@@ -263,7 +265,7 @@ func (s *store) tags(match func(string) bool) ([]Tag, error) {
 			return nil
 		}
 		h, err := s.peel(r.Hash())
-		if errors.Is(err, errNotCommit) {
+		if errors.Is(err, ErrNotCommit) {
 			return nil
 		}
 		if err != nil {
