@@ -161,6 +161,20 @@ func TestHistoryGrowsWithUpstream(t *testing.T) {
 		t.Errorf("rewritten history: the report differs from a cold run's:\nnow  %+v\ncold %+v", now.rep, cold.rep)
 	}
 	agreesWithGit(t, fx.up, now.rep, fx.patches)
+
+	// A withdrawn release: upstream deletes a tag. The warm run scans what
+	// a cold one does, without it.
+	fx.up.Git("tag", "-d", "v1.2.1")
+	now = check(c)
+	for _, r := range now.rep.Refs {
+		if r.Name == "v1.2.1" {
+			t.Errorf("withdrawn release: v1.2.1 is still scanned")
+		}
+	}
+	cold = check(openCache(t, fx.up.URL(), "main"))
+	if !reflect.DeepEqual(now.rep, cold.rep) {
+		t.Errorf("withdrawn release: the report differs from a cold run's:\nnow  %+v\ncold %+v", now.rep, cold.rep)
+	}
 }
 
 // TestStepRefusesRewrites: step appends only when every old commit is still

@@ -1,6 +1,7 @@
 package upstream
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -235,6 +236,9 @@ func (c *Cache) fetchInto(ctx context.Context, s *store, req fetchReq) error {
 		}
 		s.reindexIfChanged()
 	}
+	if err := pruneGone(ctx, s, ar); err != nil {
+		return err
+	}
 	if err := setHead(s, ar, headTarget); err != nil {
 		return err
 	}
@@ -376,6 +380,39 @@ func (c *Cache) allSpecs(ar *packp.AdvRefs, headTarget plumbing.ReferenceName, e
 		}
 	}
 	return specs
+}
+
+// pruneGone deletes the tags and branches of s that the upstream no longer
+// lists (ar is its whole listing): a release tag it withdrew, a branch it
+// deleted or renamed, as git fetch --prune --prune-tags does. A warm cache
+// then holds what a fresh one would, and a run scans no ref a cold run
+// would not have. Commits fetched by id (pinPrefix) stay, and so do the
+// objects: only the names go. It is one git update-ref transaction, all or
+// nothing, checked against the ids read here; a killed one leaves a lock
+// that the next Open clears (removeGitLocks).
+func pruneGone(ctx context.Context, s *store, ar *packp.AdvRefs) error {
+	refs, err := s.st.IterReferences()
+	if err != nil {
+		return fmt.Errorf("listing the cache's refs: %w", err)
+	}
+	var del bytes.Buffer
+	refs.ForEach(func(r *plumbing.Reference) error {
+		n := r.Name().String()
+		if r.Type() != plumbing.HashReference || !strings.HasPrefix(n, "refs/tags/") && !strings.HasPrefix(n, "refs/heads/") {
+			return nil
+		}
+		if _, ok := ar.References[n]; !ok {
+			fmt.Fprintf(&del, "delete %s %s\n", n, r.Hash())
+		}
+		return nil
+	})
+	if del.Len() == 0 {
+		return nil
+	}
+	if err := maintainIn(ctx, s.path, del.Bytes(), "core.logAllRefUpdates=false", "update-ref", "--stdin"); err != nil {
+		return fmt.Errorf("dropping the refs upstream no longer lists: %w", err)
+	}
+	return nil
 }
 
 // setHead points the cache's HEAD at the upstream's default branch, or at a

@@ -1,6 +1,7 @@
 package upstream
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -109,8 +110,16 @@ var traceEnv []string
 // dir, with one config setting. Its error names the command and ends with
 // git's last words.
 func maintain(ctx context.Context, dir, config string, args ...string) error {
+	return maintainIn(ctx, dir, nil, config, args...)
+}
+
+// maintainIn is maintain with stdin as the command's standard input.
+func maintainIn(ctx context.Context, dir string, stdin []byte, config string, args ...string) error {
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", config, "--git-dir", dir}, args...)...)
 	cmd.Env = append(GitEnv(), traceEnv...)
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
 	var stderr tailBuffer
 	cmd.Stderr = &stderr
 	if err := runTied(cmd); err != nil {
