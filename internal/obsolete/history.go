@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -46,6 +47,9 @@ type commit struct {
 	relevant bool
 	subject  string
 	patchID  string
+	// revertID is the patch-id of the commit's diff reversed: a commit
+	// with it as its patch-id undoes this one (series.RevertPatchID).
+	revertID string
 	paths    map[string]bool
 	// changed are, per path it modifies, the line ranges of the parent's
 	// file that its diff changes (see logEntry.Changed).
@@ -152,6 +156,7 @@ func (h *history) loadPatchIDs(ctx context.Context, g gitRunner, pin string, tip
 		c.relevant = true
 		c.subject = e.Subject
 		c.patchID = e.PatchID
+		c.revertID = e.RevertID
 		c.paths = map[string]bool{}
 		for _, p := range e.Paths {
 			c.paths[p] = true
@@ -174,6 +179,7 @@ func (h *history) loadPatchIDs(ctx context.Context, g gitRunner, pin string, tip
 type logEntry struct {
 	ID, Subject string
 	PatchID     string // "" when the diff has none
+	RevertID    string // the patch-id of the diff reversed; "" when none
 	Paths       []string
 	// Changed are, per old path of a modified file, the line ranges of the
 	// parent's file that the diff removes lines from or adds lines at.
@@ -194,6 +200,9 @@ func readLog(r io.Reader) ([]logEntry, error) {
 		}
 		if id, err := series.PatchID(buf.Bytes()); err == nil {
 			cur.PatchID = id
+		}
+		if id, err := series.RevertPatchID(buf.Bytes()); err == nil {
+			cur.RevertID = id
 		}
 		for p := range paths {
 			cur.Paths = append(cur.Paths, p)
@@ -433,10 +442,57 @@ func (h *history) patchIDCommit(id, tip string) *commit {
 		return nil
 	}
 	reach := h.reachable(tip)
+	first, lastLand := -1, -1
 	for _, i := range cands {
 		if reach.has(i) {
-			return h.commits[i]
+			if first < 0 {
+				first = i
+			}
+			lastLand = max(lastLand, i)
 		}
 	}
-	return nil
+	if first < 0 {
+		return nil
+	}
+	// A commit of tip's history that reverts a landing one, after it,
+	// undoes it: unless a later one lands the change again, no commit
+	// carries it. (h.commits is in topological order, oldest first.)
+	lastRevert := -1
+	for _, i := range cands {
+		if !reach.has(i) {
+			continue
+		}
+		for _, r := range h.reverts(i) {
+			if reach.has(r) && h.reachable(h.commits[r].id).has(i) {
+				lastRevert = max(lastRevert, r)
+			}
+		}
+	}
+	switch {
+	case lastRevert > lastLand:
+		return nil
+	case lastRevert >= 0:
+		return h.commits[lastLand]
+	}
+	return h.commits[first]
+}
+
+// reverts are the relevant commits that revert commit i: their diff has
+// the patch-id of i's reversed (series.RevertPatchID), or their subject is
+// git revert's, `Revert "<i's subject>"` (a squash merge may add " (#N)").
+func (h *history) reverts(i int) []int {
+	c := h.commits[i]
+	var out []int
+	if c.revertID != "" {
+		out = append(out, h.byPatchID[c.revertID]...)
+	}
+	if c.subject != "" {
+		prefix := `Revert "` + c.subject + `"`
+		for _, r := range h.relevant {
+			if r != i && strings.HasPrefix(h.commits[r].subject, prefix) && !slices.Contains(out, r) {
+				out = append(out, r)
+			}
+		}
+	}
+	return out
 }

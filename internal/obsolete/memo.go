@@ -22,7 +22,7 @@ import (
 const memoName = "memo"
 
 // memoFormat names the memo's format; a change of format is a change of key.
-const memoFormat = "patchkit obsolete history memo 3"
+const memoFormat = "patchkit obsolete history memo 4"
 
 // memoed returns what parse made of the stdout of `git args` fed stdin,
 // from the cache's memo when it holds it, else by running git and recording

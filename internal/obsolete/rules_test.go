@@ -436,3 +436,60 @@ func TestCheckLandedStaysPresent(t *testing.T) {
 	}
 	oracle(t, r, rep, patches)
 }
+
+// TestCheckRevertCommitEndsPatchID: upstream lands the fix as a commit with
+// the patch's patch-id, reverts it (git revert, or by hand with another
+// subject: a diff that is the fix's reversed), and then rewrites the
+// restored lines, so that no hunk applies again and no removed line comes
+// back as it was (cert-manager's ACME Ingress pathType fix, reverted and
+// put behind a feature gate). The revert ends the patch-id commit's word:
+// the patch is not present after it, as `git apply` shows, and it is
+// present again once a later commit lands it anew (kubevirt's memory
+// overcommit fix, reverted and cherry-picked again).
+func TestCheckRevertCommitEndsPatchID(t *testing.T) {
+	for _, how := range []string{"git revert", "by hand"} {
+		t.Run(how, func(t *testing.T) {
+			r := gittest.New(t)
+			var b strings.Builder
+			for i := 1; i <= 30; i++ {
+				fmt.Fprintf(&b, "line %d\n", i)
+			}
+			base := b.String()
+			r.Write("ingress.go", base)
+			r.Release("initial", "v1.0.0")
+			fixed := replaceLine(t, base, "line 10", "pathType := Exact")
+			patch := makePatch(r, "v1.0.0", "main", "use Exact", map[string]string{"ingress.go": fixed})
+			r.Write("ingress.go", fixed)
+			land := r.Release("use Exact", "v1.1.0")
+			if how == "git revert" {
+				r.Git("revert", "--no-edit", land)
+			} else {
+				r.Write("ingress.go", base)
+				r.Commit("go back to the old pathType")
+			}
+			r.Write("ingress.go", replaceLine(t, base, "line 10", "pathType := gated(Exact, ImplementationSpecific)"))
+			r.Release("gate the pathType", "v1.2.0")
+			r.Write("ingress.go", fixed)
+			again := r.Release("use Exact again", "v1.3.0")
+
+			rep := scan{pin: "v1.0.0", releases: "v*", patches: []string{patch}}.run(t, r.URL())
+			if got, want := statuses(rep, 0), "v1.1.0=present v1.2.0=conflict v1.3.0=present"; got != want {
+				t.Errorf("statuses = %q, want %q", got, want)
+			}
+			for _, res := range rep.Patches[0].Results {
+				if res.Ref == "v1.3.0" && res.Commit != again {
+					t.Errorf("v1.3.0: present by %s, want the commit that landed it again, %s", res.Commit, again)
+				}
+			}
+			// The oracle: at v1.2.0 the patch neither applies nor
+			// reverse-applies, and the fix's line is not there.
+			for _, args := range [][]string{{"apply", "--check"}, {"apply", "-R", "--check"}} {
+				r.Git("-c", "advice.detachedHead=false", "checkout", "-q", "v1.2.0")
+				if _, _, err := r.GitIn([]byte(patch), args...); err == nil {
+					t.Errorf("git %s at v1.2.0 succeeds: the fixture changed", strings.Join(args, " "))
+				}
+			}
+			r.Git("checkout", "-q", "main")
+		})
+	}
+}

@@ -22,7 +22,7 @@ const verdictMemoName = "verdicts"
 // change of key.
 // 2: keys over the series' digest. Entries are gob, which keeps non-UTF-8
 // subjects, paths and lines byte for byte (JSON would not).
-const verdictFormat = "patchkit obsolete verdict memo 2"
+const verdictFormat = "patchkit obsolete verdict memo 3"
 
 // verdictMemo keeps each ref's results across runs. A ref's results are a
 // function of content-addressed inputs only: the series (every patch's name,

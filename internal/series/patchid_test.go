@@ -60,11 +60,18 @@ func binaryBlob(seed int) string {
 	return string(b)
 }
 
-// TestPatchIDMatchesGit builds commits of every kind with the git CLI and
-// checks PatchID against `git patch-id --stable` on several renderings of
-// each: the bare diff, git show with its message, format-patch, and other
-// context sizes.
-func TestPatchIDMatchesGit(t *testing.T) {
+// patchIDCase is a commit of every kind PatchID must read: change makes
+// it, show are extra git show flags for it.
+type patchIDCase struct {
+	name   string
+	change func()
+	show   []string
+}
+
+// patchIDFixture is a repository and the changes of patchIDCase, to be
+// committed in order on top of its base commit.
+func patchIDFixture(t *testing.T) (*gittest.Repo, []patchIDCase) {
+	t.Helper()
 	r := gittest.New(t)
 	base := lines(60, func(i int) string { return fmt.Sprintf("line %d", i) })
 	r.Write("a.txt", base)
@@ -82,12 +89,7 @@ func TestPatchIDMatchesGit(t *testing.T) {
 	r.Write("dir with space/ü file.txt", "quoted name\n")
 	r.Commit("base")
 
-	type tc struct {
-		name   string
-		change func()
-		show   []string // extra git show flags
-	}
-	cases := []tc{
+	return r, []patchIDCase{
 		{"modify one line", func() { r.Write("b.txt", "one\nTWO\nthree\n") }, nil},
 		{"multi-hunk", func() {
 			r.Write("a.txt", strings.Replace(strings.Replace(base, "line 3\n", "line three\n", 1), "line 55\n", "line 55\nline 55.5\n", 1))
@@ -125,6 +127,14 @@ func TestPatchIDMatchesGit(t *testing.T) {
 			r.Write("copy.txt", base)
 		}, []string{"-C", "--find-copies-harder"}},
 	}
+}
+
+// TestPatchIDMatchesGit builds commits of every kind with the git CLI and
+// checks PatchID against `git patch-id --stable` on several renderings of
+// each: the bare diff, git show with its message, format-patch, and other
+// context sizes.
+func TestPatchIDMatchesGit(t *testing.T) {
+	r, cases := patchIDFixture(t)
 	seen := map[string]string{}
 	for _, c := range cases {
 		c.change()
