@@ -61,10 +61,20 @@ func init() {
 		// partial by the new landing, the label present by the first.
 		"kubevirt-memory-overcommit-reverted v1.6.4": {"partial b0330235ee46", "landed again, then a hunk's function was replaced: partial, the label present"},
 		"kubevirt-memory-overcommit-reverted v1.6.6": {"partial b0330235ee46", "landed again, then a hunk's function was replaced: partial, the label present"},
+		// kube-ovn backports of master's commit that left out CI or e2e
+		// hunks (a workflow step, a test file release-1.14 had deleted):
+		// the fix's code landed, the label says superseded, Check keeps
+		// the hunks that did not (partial). Conservative, not dangerous.
+		"kovn-survey-6363-ha-reverted v1.15.9":  {"partial b54aa2140294", backportLeftOut},
+		"kovn-survey-6106-raft-header v1.14.25": {"partial 9a607a8bf516", backportLeftOut},
+		"kovn-survey-6106-raft-header v1.14.28": {"partial 9a607a8bf516", backportLeftOut},
+		"kovn-survey-6106-raft-header v1.14.41": {"partial 9a607a8bf516", backportLeftOut},
 	} {
 		corpusAccepted[key] = acc
 	}
 }
+
+const backportLeftOut = "the backport left out CI or e2e hunks that cannot apply on the release line; Check says partial, the label superseded"
 
 const revertedImport = "db005248 added the import line of hunk 1 after the revert; Check says partial (the rest is needed), the label conflict"
 
