@@ -396,7 +396,7 @@ func pruneGone(ctx context.Context, s *store, ar *packp.AdvRefs) error {
 		return fmt.Errorf("listing the cache's refs: %w", err)
 	}
 	var del bytes.Buffer
-	refs.ForEach(func(r *plumbing.Reference) error {
+	err = refs.ForEach(func(r *plumbing.Reference) error {
 		n := r.Name().String()
 		if r.Type() != plumbing.HashReference || !strings.HasPrefix(n, "refs/tags/") && !strings.HasPrefix(n, "refs/heads/") {
 			return nil
@@ -406,6 +406,9 @@ func pruneGone(ctx context.Context, s *store, ar *packp.AdvRefs) error {
 		}
 		return nil
 	})
+	if err != nil {
+		return fmt.Errorf("listing the cache's refs: %w", err)
+	}
 	if del.Len() == 0 {
 		return nil
 	}
