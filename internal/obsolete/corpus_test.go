@@ -32,46 +32,40 @@ var corpusAccepted = map[string]struct{ check, why string }{
 	// says conflict. Both say the fix is needed again.
 	"kubeovn-gc-interface-reverted v1.14.19": {"partial db005248f5b2", revertedImport},
 	"kubeovn-gc-interface-reverted v1.14.41": {"partial db005248f5b2", revertedImport},
-}
 
-// Reverts cut from cert-manager, MetalLB and KubeVirt (2026-12-02). None of
-// these is dangerous: Check says the fix is needed where the label does,
-// or (metallb-cordon) where the label cannot see a revert.
-func init() {
-	for key, acc := range map[string]struct{ check, why string }{
-		// 7fa9ecb7 reverted cbb36c74 by hand ("clean git revert was not
-		// possible"): no "This reverts commit" line, no reversed patch-id,
-		// so the label's rule still sees the patch-id commit and says
-		// present. The cordon checks are gone; Check says partial.
-		"metallb-cordon-reverted v0.15.0": {"partial cbb36c74d1eb", "hand revert the cutter cannot see; the label says present, the cordon checks are gone"},
-		"metallb-cordon-reverted v0.16.1": {"partial cbb36c74d1eb", "hand revert the cutter cannot see; the label says present, the cordon checks are gone"},
-		// After the revert only the ipfamily import of the fix stays, used
-		// by later code: Check counts that hunk carried (partial), the
-		// label sees 1 of 49 lines and says conflict. Both say needed.
-		"metallb-nodeip-overlap-reverted v0.15.1": {"partial 2e27f1c879c2", "only the fix's import stays after the revert; both say needed"},
-		"metallb-nodeip-overlap-reverted v0.16.1": {"partial 2e27f1c879c2", "only the fix's import stays after the revert; both say needed"},
-		// A const hunk whose added lines were there at the pin is kept by
-		// an unrelated commit: partial against conflict, both say needed.
-		"kubevirt-virt-tail-timeout-reverted v1.6.0": {"partial 4c72380de3d5", "a hunk with no significant lines counts as kept; both say needed"},
-		// Same status; Check credits generic "return nil" lines to another
-		// commit, the label credits the reverted one through git log -S.
-		"kubevirt-migration-target-expectations-reverted-main v1.9.0": {"partial 37f0fafb90f1", "same status, another commit named"},
-		// Landed again at v1.6.4 (b0330235); cd3ace29 then replaced the
-		// function a hunk adds, so that hunk applies again: Check says
-		// partial by the new landing, the label present by the first.
-		"kubevirt-memory-overcommit-reverted v1.6.4": {"partial b0330235ee46", "landed again, then a hunk's function was replaced: partial, the label present"},
-		"kubevirt-memory-overcommit-reverted v1.6.6": {"partial b0330235ee46", "landed again, then a hunk's function was replaced: partial, the label present"},
-		// kube-ovn backports of master's commit that left out CI or e2e
-		// hunks (a workflow step, a test file release-1.14 had deleted):
-		// the fix's code landed, the label says superseded, Check keeps
-		// the hunks that did not (partial). Conservative, not dangerous.
-		"kovn-survey-6363-ha-reverted v1.15.9":  {"partial b54aa2140294", backportLeftOut},
-		"kovn-survey-6106-raft-header v1.14.25": {"partial 9a607a8bf516", backportLeftOut},
-		"kovn-survey-6106-raft-header v1.14.28": {"partial 9a607a8bf516", backportLeftOut},
-		"kovn-survey-6106-raft-header v1.14.41": {"partial 9a607a8bf516", backportLeftOut},
-	} {
-		corpusAccepted[key] = acc
-	}
+	// Reverts cut from cert-manager, MetalLB and KubeVirt (2026-12-02).
+	// None is dangerous: Check says the fix is needed where the label
+	// does, or (metallb-cordon) where the label cannot see a revert.
+	// 7fa9ecb7 reverted cbb36c74 by hand ("clean git revert was not
+	// possible"): no "This reverts commit" line, no reversed patch-id,
+	// so the label's rule still sees the patch-id commit and says
+	// present. The cordon checks are gone; Check says partial.
+	"metallb-cordon-reverted v0.15.0": {"partial cbb36c74d1eb", "hand revert the cutter cannot see; the label says present, the cordon checks are gone"},
+	"metallb-cordon-reverted v0.16.1": {"partial cbb36c74d1eb", "hand revert the cutter cannot see; the label says present, the cordon checks are gone"},
+	// After the revert only the ipfamily import of the fix stays, used
+	// by later code: Check counts that hunk carried (partial), the
+	// label sees 1 of 49 lines and says conflict. Both say needed.
+	"metallb-nodeip-overlap-reverted v0.15.1": {"partial 2e27f1c879c2", "only the fix's import stays after the revert; both say needed"},
+	"metallb-nodeip-overlap-reverted v0.16.1": {"partial 2e27f1c879c2", "only the fix's import stays after the revert; both say needed"},
+	// A const hunk whose added lines were there at the pin is kept by
+	// an unrelated commit: partial against conflict, both say needed.
+	"kubevirt-virt-tail-timeout-reverted v1.6.0": {"partial 4c72380de3d5", "a hunk with no significant lines counts as kept; both say needed"},
+	// Same status; Check credits generic "return nil" lines to another
+	// commit, the label credits the reverted one through git log -S.
+	"kubevirt-migration-target-expectations-reverted-main v1.9.0": {"partial 37f0fafb90f1", "same status, another commit named"},
+	// Landed again at v1.6.4 (b0330235); cd3ace29 then replaced the
+	// function a hunk adds, so that hunk applies again: Check says
+	// partial by the new landing, the label present by the first.
+	"kubevirt-memory-overcommit-reverted v1.6.4": {"partial b0330235ee46", "landed again, then a hunk's function was replaced: partial, the label present"},
+	"kubevirt-memory-overcommit-reverted v1.6.6": {"partial b0330235ee46", "landed again, then a hunk's function was replaced: partial, the label present"},
+	// kube-ovn backports of master's commit that left out CI or e2e
+	// hunks (a workflow step, a test file release-1.14 had deleted):
+	// the fix's code landed, the label says superseded, Check keeps
+	// the hunks that did not (partial). Conservative, not dangerous.
+	"kovn-survey-6363-ha-reverted v1.15.9":  {"partial b54aa2140294", backportLeftOut},
+	"kovn-survey-6106-raft-header v1.14.25": {"partial 9a607a8bf516", backportLeftOut},
+	"kovn-survey-6106-raft-header v1.14.28": {"partial 9a607a8bf516", backportLeftOut},
+	"kovn-survey-6106-raft-header v1.14.41": {"partial 9a607a8bf516", backportLeftOut},
 }
 
 const backportLeftOut = "the backport left out CI or e2e hunks that cannot apply on the release line; Check says partial, the label superseded"

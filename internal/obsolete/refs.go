@@ -70,23 +70,9 @@ func selectRefs(ctx context.Context, g gitRunner, in Input) ([]Ref, []Skipped, *
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	semver, other, skipped, err := newerTags(in, h, matching, tagNames)
+	semver, other, skipped, err := newerTags(in, h, matching, tagNames, notCommits)
 	if err != nil {
 		return nil, nil, nil, err
-	}
-	if len(notCommits) > 0 {
-		// A version not newer than a version pin is that first, as
-		// newerTags (and Unscanned, from names alone) would say.
-		_, pinSemver := upstream.CompareVersions(up.Ref, up.Ref)
-		pinSemver = pinSemver && tagNames[up.Ref]
-		for _, n := range notCommits {
-			reason := skipNotCommit
-			if cmp, ok := upstream.CompareVersions(n, up.Ref); ok && pinSemver && cmp <= 0 {
-				reason = skipNotNewer
-			}
-			skipped = append(skipped, Skipped{Ref: n, Reason: reason})
-		}
-		sort.Slice(skipped, func(i, j int) bool { return skipped[i].Ref < skipped[j].Ref })
 	}
 	var refs []Ref
 	for _, t := range semver {
@@ -167,8 +153,9 @@ func tagNamesOf(tags []upstream.Tag) map[string]bool {
 // pin, or, when it does not and the pin does not contain it either (another
 // branch), when it is a higher version than the latest release the pin
 // contains (its base), or, without a base or a version, when its commit is
-// younger than the pin's.
-func newerTags(in Input, h *history, matching []upstream.Tag, tagNames map[string]bool) (semver, other []upstream.Tag, skipped []Skipped, err error) {
+// younger than the pin's. notCommits, matching tags that name a tree or a
+// blob, are skipped.
+func newerTags(in Input, h *history, matching []upstream.Tag, tagNames map[string]bool, notCommits []string) (semver, other []upstream.Tag, skipped []Skipped, err error) {
 	pin := in.Spec.Upstream.Ref
 	_, pinSemver := upstream.CompareVersions(pin, pin)
 	pinSemver = pinSemver && tagNames[pin]
@@ -219,6 +206,19 @@ func newerTags(in Input, h *history, matching []upstream.Tag, tagNames map[strin
 		default:
 			other = append(other, t)
 		}
+	}
+	// Matching tags that name no commit are skipped too; a version not
+	// newer than a version pin is that first, as Unscanned says from names
+	// alone.
+	for _, n := range notCommits {
+		reason := skipNotCommit
+		if cmp, ok := upstream.CompareVersions(n, pin); ok && pinSemver && cmp <= 0 {
+			reason = skipNotNewer
+		}
+		skipped = append(skipped, Skipped{Ref: n, Reason: reason})
+	}
+	if len(notCommits) > 0 {
+		sort.Slice(skipped, func(i, j int) bool { return skipped[i].Ref < skipped[j].Ref })
 	}
 	sort.SliceStable(semver, func(i, j int) bool {
 		if cmp, _ := upstream.CompareVersions(semver[i].Name, semver[j].Name); cmp != 0 {

@@ -1,7 +1,6 @@
 package upstream
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -210,7 +209,8 @@ func (c *Cache) fetchInto(ctx context.Context, s *store, req fetchReq) error {
 	if deepen {
 		specs = append(specs, keptSpecs(s, ar, want)...)
 	}
-	stale := staleRefs(s, want)
+	have := cacheRefs(s)
+	stale := staleRefs(s, have, want)
 	if len(specs) > 0 && (deepen || len(stale) > 0) {
 		if req.depth > 0 && !partial {
 			if err := markPartial(s.path); err != nil {
@@ -236,7 +236,7 @@ func (c *Cache) fetchInto(ctx context.Context, s *store, req fetchReq) error {
 		}
 		s.reindexIfChanged()
 	}
-	if err := pruneGone(ctx, s, ar); err != nil {
+	if err := pruneGone(ctx, s, have, ar); err != nil {
 		return err
 	}
 	if err := setHead(s, ar, headTarget); err != nil {
@@ -387,32 +387,27 @@ func (c *Cache) allSpecs(ar *packp.AdvRefs, headTarget plumbing.ReferenceName, e
 // deleted or renamed, as git fetch --prune --prune-tags does. A warm cache
 // then holds what a fresh one would, and a run scans no ref a cold run
 // would not have. Commits fetched by id (pinPrefix) stay, and so do the
-// objects: only the names go. It is one git update-ref transaction, all or
-// nothing, checked against the ids read here; a killed one leaves a lock
-// that the next Open clears (removeGitLocks).
-func pruneGone(ctx context.Context, s *store, ar *packp.AdvRefs) error {
-	refs, err := s.st.IterReferences()
-	if err != nil {
-		return fmt.Errorf("listing the cache's refs: %w", err)
-	}
-	var del bytes.Buffer
-	err = refs.ForEach(func(r *plumbing.Reference) error {
-		n := r.Name().String()
-		if r.Type() != plumbing.HashReference || !strings.HasPrefix(n, "refs/tags/") && !strings.HasPrefix(n, "refs/heads/") {
-			return nil
+// objects: only the names go. have are the cache's refs as the fetch
+// found them (cacheRefs): git fetch writes only refs the listing names, so
+// those it does not name are as they were. It is one git update-ref
+// transaction, all or nothing, checked against those ids; a killed one
+// leaves a lock that the next Open clears (removeGitLocks).
+func pruneGone(ctx context.Context, s *store, have map[plumbing.ReferenceName]plumbing.Hash, ar *packp.AdvRefs) error {
+	var gone []string
+	for name, h := range have {
+		n := name.String()
+		if !strings.HasPrefix(n, "refs/tags/") && !strings.HasPrefix(n, "refs/heads/") {
+			continue
 		}
 		if _, ok := ar.References[n]; !ok {
-			fmt.Fprintf(&del, "delete %s %s\n", n, r.Hash())
+			gone = append(gone, "delete "+n+" "+h.String()+"\n")
 		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("listing the cache's refs: %w", err)
 	}
-	if del.Len() == 0 {
+	if len(gone) == 0 {
 		return nil
 	}
-	if err := maintainIn(ctx, s.path, del.Bytes(), "core.logAllRefUpdates=false", "update-ref", "--stdin"); err != nil {
+	sort.Strings(gone)
+	if err := maintainIn(ctx, s.path, []byte(strings.Join(gone, "")), "core.logAllRefUpdates=false", "update-ref", "--stdin"); err != nil {
 		return fmt.Errorf("dropping the refs upstream no longer lists: %w", err)
 	}
 	return nil
@@ -443,20 +438,10 @@ func hasShallow(s *store) bool {
 	return err == nil && len(list) > 0
 }
 
-// staleRefs are the wanted refs that the cache does not hold at their hash,
-// or whose object is missing (store.presence), sorted. The cache's refs are read once
-// (packed-refs and the loose ones): reading them one by one rereads
-// packed-refs for each, an upstream's hundreds of tags squared.
-func staleRefs(s *store, want map[plumbing.ReferenceName]plumbing.Hash) []plumbing.ReferenceName {
-	have := map[plumbing.ReferenceName]plumbing.Hash{}
-	if refs, err := s.st.IterReferences(); err == nil {
-		refs.ForEach(func(r *plumbing.Reference) error {
-			if r.Type() == plumbing.HashReference {
-				have[r.Name()] = r.Hash()
-			}
-			return nil
-		})
-	}
+// staleRefs are the wanted refs that the cache, whose refs are have
+// (cacheRefs), does not hold at their hash, or whose object is missing
+// (store.presence), sorted.
+func staleRefs(s *store, have, want map[plumbing.ReferenceName]plumbing.Hash) []plumbing.ReferenceName {
 	present, done := s.presence()
 	defer done()
 	var stale []plumbing.ReferenceName
@@ -467,6 +452,22 @@ func staleRefs(s *store, want map[plumbing.ReferenceName]plumbing.Hash) []plumbi
 	}
 	sort.Slice(stale, func(i, j int) bool { return stale[i] < stale[j] })
 	return stale
+}
+
+// cacheRefs are the hash refs of s, read once (packed-refs and the loose
+// ones): reading them one by one rereads packed-refs for each, an
+// upstream's hundreds of tags squared. An unreadable list is empty.
+func cacheRefs(s *store) map[plumbing.ReferenceName]plumbing.Hash {
+	have := map[plumbing.ReferenceName]plumbing.Hash{}
+	if refs, err := s.st.IterReferences(); err == nil {
+		refs.ForEach(func(r *plumbing.Reference) error {
+			if r.Type() == plumbing.HashReference {
+				have[r.Name()] = r.Hash()
+			}
+			return nil
+		})
+	}
+	return have
 }
 
 // errRefGone is wrapped by the error of a git fetch that asked for a ref

@@ -10,8 +10,8 @@ import (
 	"github.com/patchkit/patchkit/internal/gittest"
 )
 
-// cacheRefs are the tags and branches of c, as "<id> <name>" lines, sorted.
-func cacheRefs(t *testing.T, c *Cache) []string {
+// refLines are the tags and branches of c, as "<id> <name>" lines, sorted.
+func refLines(t *testing.T, c *Cache) []string {
 	t.Helper()
 	out, errOut, err := gittest.Run(c.Path(), nil, "for-each-ref", "--format=%(objectname) %(refname)", "refs/tags", "refs/heads")
 	if err != nil {
@@ -84,7 +84,7 @@ func TestFetchDropsWhatUpstreamDropped(t *testing.T) {
 			if err := c.Fetch(ctx); err != nil {
 				t.Fatal(err)
 			}
-			if got, want := cacheRefs(t, c), upstreamRefs(t, url, "trunk", "feature"); strings.Join(got, "\n") != strings.Join(want, "\n") {
+			if got, want := refLines(t, c), upstreamRefs(t, url, "trunk", "feature"); strings.Join(got, "\n") != strings.Join(want, "\n") {
 				t.Errorf("cache refs after upstream dropped some:\n%s\nwant (git ls-remote)\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 			}
 			if _, err := c.Resolve("v1.1.0-light"); !errors.Is(err, ErrRefNotFound) {

@@ -19,7 +19,6 @@ import (
 // receives them, in any encoding.
 func TestCredentialsStayWithTheirHost(t *testing.T) {
 	const user, pass = "carrier", "s3cr3t-Pa55word"
-	basic := base64.StdEncoding.EncodeToString([]byte(user + ":" + pass))
 
 	t.Run("own host", func(t *testing.T) {
 		p := newProject(t, func(up *gittest.Repo) string {
@@ -63,7 +62,7 @@ func TestCredentialsStayWithTheirHost(t *testing.T) {
 			t.Fatal("the redirect target received nothing: the test proves nothing")
 		}
 		all := strings.Join(seen, "\n")
-		for _, secret := range []string{pass, basic, base64.URLEncoding.EncodeToString([]byte(user + ":" + pass)), base64.StdEncoding.EncodeToString([]byte(pass))} {
+		for _, secret := range secretForms(user, pass) {
 			if strings.Contains(all, secret) {
 				t.Errorf("the redirect target received the credentials (%q):\n%s", secret, all)
 			}
@@ -111,12 +110,20 @@ func TestCredentialsFromInsteadOf(t *testing.T) {
 		if r.code != 2 || !strings.Contains(out, "***@127.0.0.1:1") {
 			t.Errorf("-o %s: exit %d, output %q; want 2 and the rewritten upstream named without its credentials", format, r.code, out)
 		}
-		for _, secret := range []string{pass, base64.StdEncoding.EncodeToString([]byte(user + ":" + pass)), base64.StdEncoding.EncodeToString([]byte(pass))} {
+		for _, secret := range secretForms(user, pass) {
 			if strings.Contains(out, secret) {
 				t.Errorf("-o %s printed the credential (%q):\n%s", format, secret, out)
 			}
 		}
 	}
+}
+
+// secretForms are the forms in which a user and password may leak: the
+// password, and base64 (standard and URL alphabets) of "user:password", as
+// a Basic Authorization header carries them, and of the password alone.
+func secretForms(user, pass string) []string {
+	return []string{pass, base64.StdEncoding.EncodeToString([]byte(user + ":" + pass)),
+		base64.URLEncoding.EncodeToString([]byte(user + ":" + pass)), base64.StdEncoding.EncodeToString([]byte(pass))}
 }
 
 // authServer serves up's repository over http, asking for user and pass;
