@@ -16,8 +16,8 @@
 #                  SIZE`, then SIZE bytes and a newline
 #   case           the sources and the git CLI's grade (`oracle`):
 #                    identical   the two diffs are the same bytes once index
-#                                lines and the numbers of "@@" lines are
-#                                dropped (sed, then cmp);
+#                                lines and the "@@" lines' numbers and
+#                                function names are dropped (sed, then cmp);
 #                    equivalent  otherwise, `git apply --cached` of the
 #                                backport onto the parent's tree succeeds and
 #                                `git diff --quiet` finds the result equal to
@@ -49,7 +49,7 @@ normalized() {
 	local up=$1 rev=$2
 	shift 2
 	git -C "$up" show --format= --no-color "$@" "$rev" |
-		sed -E '/^index [0-9a-f]+\.\.[0-9a-f]+/d; s/^@@ -[0-9]+(,[0-9]+)? \+[0-9]+(,[0-9]+)? @@/@@ @@/'
+		sed -E '/^index [0-9a-f]+\.\.[0-9a-f]+/d; s/^@@ -[0-9]+(,[0-9]+)? \+[0-9]+(,[0-9]+)? @@.*/@@/'
 }
 
 # oracle UP M B OPTS...: the git CLI's grade of B (written with OPTS) against M.

@@ -18,8 +18,10 @@ type Grade string
 // The grades, best first.
 const (
 	// Identical: the patch's file diffs are the commit's, byte for byte,
-	// apart from the line numbers of "@@" lines (where the backport moved
-	// the hunks) and index lines. The order of the file diffs does not count.
+	// apart from the "@@" lines (their numbers, where the backport moved
+	// the hunks, and the function name after them, which depends on the
+	// code above the hunk and on the diff tool) and index lines. The order
+	// of the file diffs does not count.
 	Identical Grade = "identical"
 	// Equivalent: applied to the commit's parent, the patch gives exactly
 	// the commit's files (the same paths touched, the same content and
@@ -177,8 +179,9 @@ func (f fileDiff) changes() []string {
 }
 
 // normalize splits a diff into file diffs the way git apply reads it, and
-// drops what Identical ignores: index lines, the numbers of "@@" lines,
-// text between file diffs, and a mail signature ("-- ") after the last.
+// drops what Identical ignores: index lines, "@@" lines (numbers and
+// function names), text between file diffs, and a mail signature ("-- ")
+// after the last.
 func normalize(diff []byte) []fileDiff {
 	lines := strings.Split(string(diff), "\n")
 	if len(lines) > 0 && lines[len(lines)-1] == "" {

@@ -27,12 +27,13 @@ type realBackport struct {
 // TestRealBackports grades real backports against the upstream commits they
 // were cut from, and checks every grade against the git CLI's, which
 // hack/cut-backports.sh recorded in each case's oracle line: identical when
-// the two diffs are the same bytes but for index lines and hunk numbers (the
+// the two diffs are the same bytes but for index lines and "@@" lines (the
 // reviewer's cmp), equivalent when `git apply` of the backport onto the
-// commit's parent gives the commit's files, differs otherwise. The cases
-// are kube-ovn's release-1.15 cherry-picks of master's fixes, verbatim and
-// adapted, and verbatim ones written again with other context or another
-// diff algorithm, so every grade is there at least once.
+// commit's parent gives the commit's files, differs otherwise. The cases are
+// release-branch cherry-picks and backports of kube-ovn, KubeVirt and
+// cert-manager, verbatim and adapted, and verbatim ones written again with
+// other context or another diff algorithm, so every grade is there at least
+// once.
 func TestRealBackports(t *testing.T) {
 	cases := readRealBackports(t, filepath.Join("testdata", "backports"))
 	seen := map[Grade]int{}

@@ -51,7 +51,7 @@ is), and report each check as pass, fail, warn or skip:
                     commit; Origin vendor says Forwarded (else a warning);
                     no field that reads like a commit reference goes unread
   backport          a patch naming an upstream commit is identical to its
-                    diff (but for line numbers and index lines), equivalent
+                    diff (but for @@ lines and index lines), equivalent
                     (same resulting files), or differs (with the interdiff
                     both ways): differs fails for Origin: upstream and warns
                     for Origin: backport; a commit upstream lacks fails
