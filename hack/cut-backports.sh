@@ -27,7 +27,8 @@
 #
 # Needs git. The clones: UPSTREAMS/OWNER+REPO.git when UPSTREAMS is set (a
 # usable copy, as hack/validate-carries.sh makes), else
-# $MIRROR/OWNER+REPO/repo. ONLY=NAME cuts one case.
+# $MIRROR/OWNER+REPO/repo. ONLY=NAME cuts one case. ORACLE_UP=GITDIR prints
+# git's grade of the commit pairs on stdin instead (see below).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -96,6 +97,15 @@ files() {
 		printf '\n'
 	done
 }
+
+# ORACLE_UP=GITDIR: only the git CLI's grade of each "UPSTREAM_COMMIT
+# BACKPORT_COMMIT" line of stdin, printed after it (hack/backportsurvey).
+if [[ -n "${ORACLE_UP:-}" ]]; then
+	while read -r m b; do
+		echo "$m $b $(oracle "$ORACLE_UP" "$m" "$b")"
+	done
+	exit 0
+fi
 
 while IFS='|' read -r name repo m b opts note; do
 	[[ -n "$name" && $name != \#* ]] || continue
