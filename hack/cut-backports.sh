@@ -45,11 +45,12 @@ clone() {
 	fi
 }
 
-# normalized UP REV OPTS...: REV's diff without index lines and hunk numbers.
+# normalized UP REV OPTS...: REV's diff (binary data included) without index
+# lines and with each "@@" line reduced to "@@".
 normalized() {
 	local up=$1 rev=$2
 	shift 2
-	git -C "$up" show --format= --no-color "$@" "$rev" |
+	git -C "$up" show --format= --binary --no-color "$@" "$rev" |
 		sed -E '/^index [0-9a-f]+\.\.[0-9a-f]+/d; s/^@@ -[0-9]+(,[0-9]+)? \+[0-9]+(,[0-9]+)? @@.*/@@/'
 }
 
