@@ -11,7 +11,9 @@ import (
 )
 
 // Finish reports how a run ended and returns its exit code. A run that found
-// problems already printed them. Any other error goes to stderr as a plain
+// problems and returns diag.ErrFindings itself already printed them; one
+// that returns it wrapped with a reason has the reason printed too. Any
+// other error goes to stderr as a plain
 // line and, when nothing else was printed on stdout, to stdout in the output
 // format (-o json: an object {"error","exitCode","kind",...}; github: an
 // ::error annotation; markdown: a short block), so that a script reading
@@ -19,18 +21,25 @@ import (
 // the command line, read for -o when flag parsing stopped before it.
 func Finish(f *Factory, args []string, err error) int {
 	code := ExitCode(err)
-	if err == nil || code == ExitFindings || errors.Is(err, diag.ErrReported) {
+	if err == nil || errors.Is(err, diag.ErrReported) || (code == ExitFindings && err == diag.ErrFindings) {
 		return code
 	}
 	untrusted.AddURL(f.UpstreamURL)
 	msg := untrusted.Error(err)
+	kind := report.KindFault
+	if code == ExitFindings {
+		// A finding that carries its reason (diag.ErrFindings wrapped
+		// with %w) may be one no report printed: every non-zero exit
+		// says why.
+		msg, kind = strings.TrimPrefix(msg, diag.ErrFindings.Error()+": "), report.KindFinding
+	}
 	fmt.Fprintln(f.IO.ErrOut, "patchkit: "+msg)
 	format := errorFormat(f.Output, args)
 	if format == report.Text || f.IO.OutWritten() {
 		return code
 	}
 	f.IO.AllowCommands(format == report.GitHub)
-	e := report.Error{Message: msg, ExitCode: code, Kind: report.KindFault}
+	e := report.Error{Message: msg, ExitCode: code, Kind: kind}
 	var ue *UsageError
 	var ie *diag.InputError
 	switch {

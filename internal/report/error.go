@@ -15,8 +15,9 @@ type Error struct {
 	Message string `json:"error"`
 	// ExitCode is the process's exit code.
 	ExitCode int `json:"exitCode"`
-	// Kind is usage (a bad invocation), input (a bad file) or error (any
-	// other fault: the network, the disk, the cache).
+	// Kind is usage (a bad invocation), input (a bad file), finding (exit
+	// 1 that no report printed) or error (any other fault: the network,
+	// the disk, the cache).
 	Kind string `json:"kind"`
 	// File, Line and Key locate bad input, where known.
 	File string `json:"file,omitempty"`
@@ -29,6 +30,9 @@ const (
 	KindUsage = "usage"
 	KindInput = "input"
 	KindFault = "error"
+	// KindFinding is a finding (exit 1) that no report printed: the
+	// message says what was found.
+	KindFinding = "finding"
 )
 
 // Command implements Result.
