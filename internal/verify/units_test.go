@@ -82,3 +82,29 @@ func TestUnitsMonorepo(t *testing.T) {
 		t.Errorf("orphans = %+v, want none", orphans)
 	}
 }
+
+// TestUnitsReleaseBranch: a unit in a release-branch directory of a project
+// Makefile that reads its pin from that branch's file (aws/eks-distro's
+// projects/<org>/<repo>/<1-NN>/) is built by that Makefile with the branch
+// set, whatever the root Makefile lists; a directory beside it without the
+// file is not.
+func TestUnitsReleaseBranch(t *testing.T) {
+	root := t.TempDir()
+	gittest.WriteFiles(t, root, map[string]string{
+		"Makefile":                                 "build:\n\ttrue\n",
+		"projects/acme/widget/Makefile":            "GIT_TAG?=$(shell cat $(RELEASE_BRANCH)/GIT_TAG)\ninclude ../../../Common.mk\n",
+		"projects/acme/widget/1-30/GIT_TAG":        "v1.3.1\n",
+		"projects/acme/widget/1-30/patchkit.yaml":  unitSpec,
+		"projects/acme/widget/other/patchkit.yaml": unitSpec,
+	})
+	checks, _, err := Units(root, []string{"projects/acme/widget/1-30", "projects/acme/widget/other"}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := checks["projects/acme/widget/1-30"]; c.Status != StatusPass || c.Message != "built by `make -C projects/acme/widget RELEASE_BRANCH=1-30` (projects/acme/widget/Makefile:1 reads projects/acme/widget/1-30/GIT_TAG)" {
+		t.Errorf("1-30: %+v, want a pass naming the project Makefile", c)
+	}
+	if c := checks["projects/acme/widget/other"]; c.Status != StatusFail {
+		t.Errorf("other: %+v, want a fail", c)
+	}
+}
