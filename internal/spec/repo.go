@@ -46,8 +46,52 @@ type Repo struct {
 	// with why: the matrix and verify's unit check report them instead of
 	// failing.
 	Unbuilt []Unbuilt `yaml:"unbuilt"`
+	// Headers is the policy of verify's header check.
+	Headers Headers `yaml:"headers"`
 
 	lines map[string]int
+}
+
+// Header policies (headers.policy, headers.units[].policy).
+const (
+	// HeadersRequired: every finding of the header check counts as it
+	// is (a missing Origin warns, an advisory a bump mentions but no field
+	// names fails). The default.
+	HeadersRequired = "required"
+	// HeadersWarn: no header finding fails; an advisory id the subject or
+	// description gives is read from there.
+	HeadersWarn = "warn"
+	// HeadersOff: the header check is skipped.
+	HeadersOff = "off"
+)
+
+// Headers is the header policy: one for every unit, and others for some.
+type Headers struct {
+	// Policy is required, warn or off.
+	Policy string `yaml:"policy"`
+	// Units override Policy for the units they name.
+	Units []HeaderUnit `yaml:"units"`
+}
+
+// HeaderUnit is the header policy of the units whose directory matches
+// Unit (a path or a glob).
+type HeaderUnit struct {
+	Unit   string `yaml:"unit"`
+	Policy string `yaml:"policy"`
+}
+
+// HeaderPolicy returns the header policy of the unit at dir and the key
+// that sets it ("" for the default).
+func (r *Repo) HeaderPolicy(dir string) (policy, key string) {
+	for i, u := range r.Headers.Units {
+		if m, _ := path.Match(u.Unit, dir); m || u.Unit == dir {
+			return u.Policy, fmt.Sprintf("headers.units[%d].policy", i)
+		}
+	}
+	if r.lines["headers.policy"] > 0 {
+		return r.Headers.Policy, "headers.policy"
+	}
+	return r.Headers.Policy, ""
 }
 
 // Unbuilt is a unit the repository knows is not built (unbuilt[]).
@@ -166,6 +210,26 @@ func (r *Repo) validate(root string) error {
 			}
 		}
 	}
+	if r.Headers.Policy == "" {
+		r.Headers.Policy = HeadersRequired
+	}
+	if err := checkHeaderPolicy(r.Headers.Policy); err != nil {
+		return r.errf("headers.policy", "%v", err)
+	}
+	for i := range r.Headers.Units {
+		key := fmt.Sprintf("headers.units[%d]", i)
+		u := &r.Headers.Units[i]
+		u.Unit = path.Clean(strings.TrimPrefix(u.Unit, "./"))
+		if u.Unit == "." {
+			return r.errf(key+".unit", "required: the unit's directory (or a glob)")
+		}
+		if err := checkPattern(root, u.Unit); err != nil {
+			return r.errf(key+".unit", "%v", err)
+		}
+		if err := checkHeaderPolicy(u.Policy); err != nil {
+			return r.errf(key+".policy", "%v", err)
+		}
+	}
 	for i := range r.Unbuilt {
 		key := fmt.Sprintf("unbuilt[%d]", i)
 		r.Unbuilt[i].Unit = path.Clean(strings.TrimPrefix(r.Unbuilt[i].Unit, "./"))
@@ -180,6 +244,14 @@ func (r *Repo) validate(root string) error {
 		}
 	}
 	return nil
+}
+
+func checkHeaderPolicy(p string) error {
+	switch p {
+	case HeadersRequired, HeadersWarn, HeadersOff:
+		return nil
+	}
+	return fmt.Errorf("%q is not required, warn or off", p)
 }
 
 // SharedInputs are the patterns whose change rebuilds every unit: Shared,

@@ -36,7 +36,10 @@ func TestLoadRepo(t *testing.T) {
 		{"bad glob", "shared:\n  - go.mod\n  - 'hack/[.mk'\n", ".patchkit.yaml:3: shared[1]: bad glob"},
 		{"missing path", "shared: [go.sum]\n", `.patchkit.yaml:1: shared[0]: "go.sum" does not exist`},
 		{"leaves the repo", "exclude: [../x]\n", `.patchkit.yaml:1: exclude[0]: "../x" leaves the repository`},
-		{"stamps is no key", "stamps:\n  stale: fail\n", ".patchkit.yaml:1: stamps: unknown key (known keys here: build, shared, exclude, unbuilt)"},
+		{"stamps is no key", "stamps:\n  stale: fail\n", ".patchkit.yaml:1: stamps: unknown key (known keys here: build, shared, exclude, unbuilt, headers)"},
+		{"header policy", "headers:\n  policy: strict\n", `.patchkit.yaml:2: headers.policy: "strict" is not required, warn or off`},
+		{"header unit policy", "headers:\n  units:\n    - unit: hack/*\n      policy: fail\n", `.patchkit.yaml:4: headers.units[0].policy: "fail" is not required, warn or off`},
+		{"header unit missing", "headers:\n  units:\n    - unit: nowhere\n      policy: off\n", `.patchkit.yaml:3: headers.units[0].unit: "nowhere" does not exist`},
 		{"target", "build: {target: 'a b'}\n", `.patchkit.yaml:1: build.target: "a b" is not a Makefile target name`},
 		{"not a mapping", "- a\n", ".patchkit.yaml:1: must be a mapping"},
 	} {

@@ -229,8 +229,10 @@ var allowed = map[string][]string{
 	"image":          {"repository", "tag"},
 	"stamp.[]":       {"file", "key", "format", "stale", "kind", "value"},
 	// the repository config, .patchkit.yaml (see repo.go)
-	repoSchema:            {"build", "shared", "exclude", "unbuilt"},
-	repoSchema + ".build": {"makefile", "target"},
+	repoSchema:                       {"build", "shared", "exclude", "unbuilt", "headers"},
+	repoSchema + ".headers":          {"policy", "units"},
+	repoSchema + ".headers.units.[]": {"unit", "policy"},
+	repoSchema + ".build":            {"makefile", "target"},
 
 	// the other places of the pinned version (see versions.go)
 	"upstream.versions.[]":     {"file", "dockerfile-arg", "makefile-var", "key", "spelling"},

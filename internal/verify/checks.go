@@ -9,8 +9,10 @@ import (
 	"strings"
 
 	"github.com/patchkit/patchkit/internal/apply"
+	"github.com/patchkit/patchkit/internal/gomod"
 	"github.com/patchkit/patchkit/internal/lazyre"
 	"github.com/patchkit/patchkit/internal/series"
+	"github.com/patchkit/patchkit/internal/spec"
 	"github.com/patchkit/patchkit/internal/tree"
 )
 
@@ -141,13 +143,33 @@ var (
 	commitishValueRe = lazyre.New(`(?i)/commits?/[0-9a-f]{7,40}\b|(?:^|[\s:(\[])[0-9a-f]{12,40}(?:$|[\s.,;)\]])`)
 )
 
-// checkHeaders runs the header check on every usable patch.
-func (v *verifier) checkHeaders() {
+// checkHeaders runs the header check on every usable patch, under the
+// repository's header policy for the unit (.patchkit.yaml headers:):
+// required counts every finding as it is, warn makes none fail and reads
+// the advisory ids a bump's subject or description gives, off skips the
+// check.
+func (v *verifier) checkHeaders(repo *spec.Repo) {
+	policy, key := repo.HeaderPolicy(v.im.Spec.Dir)
+	where := "the header policy"
+	if key != "" {
+		where = fmt.Sprintf("%s (%s:%d)", key, spec.RepoFileName, repo.Line(key))
+	}
 	for _, e := range v.entries {
 		if e.patch == nil {
 			continue
 		}
-		fs := headerFindings(e.patch)
+		if policy == spec.HeadersOff {
+			e.set(Check{Check: CheckHeader, Status: StatusSkip, Message: "not checked: " + where + " is off"})
+			continue
+		}
+		fs := headerFindings(e.patch, policy)
+		if policy == spec.HeadersWarn {
+			for i := range fs {
+				if fs[i].status == StatusFail {
+					fs[i].status = StatusWarn
+				}
+			}
+		}
 		c := Check{Check: CheckHeader, Status: StatusPass}
 		h := e.patch.Header
 		pr, fromReadme := v.readme[e.name]
@@ -170,6 +192,9 @@ func (v *verifier) checkHeaders() {
 			c.Message = fmt.Sprintf("%s; a reference to %s, patch-id %s", h.Origin, short(e.patch.Reference.Commit), short(e.patch.Reference.PatchID))
 		case len(fs) == 0:
 			c.Message = h.Origin.String()
+			if ids := gomod.MissingAdvisories(h); policy == spec.HeadersWarn && len(ids) > 0 && gomod.SplitPatch(e.patch) != nil {
+				c.Message += fmt.Sprintf("; advisories %s read from the subject or description (%s is warn)", strings.Join(ids, ", "), where)
+			}
 		default:
 			var msgs []string
 			for _, f := range fs {
@@ -199,7 +224,7 @@ func (v *verifier) checkHeaders() {
 
 // headerFindings checks that the Origin agrees with the rest of the header,
 // and that no field that reads like a commit reference goes unread.
-func headerFindings(p *series.Patch) []finding {
+func headerFindings(p *series.Patch, policy string) []finding {
 	h := p.Header
 	var out []finding
 	o := h.Origin
@@ -240,7 +265,11 @@ func headerFindings(p *series.Patch) []finding {
 	if h.Subject == "" {
 		out = append(out, finding{StatusWarn, "no Subject (or Description): say in one line what the patch does", 1})
 	}
-	out = append(out, advisoryFindings(p)...)
+	if policy != spec.HeadersWarn {
+		// Under warn, the ids the subject or description gives are the
+		// advisories (bot-written bumps name them there).
+		out = append(out, advisoryFindings(p)...)
+	}
 	for _, f := range h.Fields {
 		key := strings.ToLower(f.Key)
 		if knownFields[key] || strings.HasPrefix(key, "bug-") {

@@ -207,7 +207,11 @@ func (v *verifier) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	v.checkHeaders()
+	repo, err := spec.LoadRepo(v.root)
+	if err != nil {
+		return err
+	}
+	v.checkHeaders(repo)
 	if err := v.checkCanonical(); err != nil {
 		return err
 	}

@@ -32,22 +32,35 @@ func TestVerifyGoModBump(t *testing.T) {
 	r.Git("checkout", "-q", "-f", "main")
 	up := &upstream{repo: r}
 
+	// A bot-written bump (aws/eks-distro's): no Origin, the advisory in
+	// the subject only.
+	bot := "Subject: [PATCH] Fix CVE-2025-1234 in example.com/a\n\n" + tidy
 	for _, tc := range []struct {
 		name, patch       string
+		repoConfig        string
 		header, gomodStat string
-		like              string
+		like, headerLike  string
 	}{
-		{"tidy, advisory named", "Subject: bump a for CVE-2025-1234\nOrigin: vendor\nForwarded: not-needed\nAdvisory: CVE-2025-1234\n\n" + tidy, "pass", "pass", "what go mod tidy leaves"},
-		{"by hand, advisory only in the subject", "Subject: bump a for CVE-2025-1234\nOrigin: vendor\nForwarded: not-needed\n\n" + byHand, "fail", "fail", "tidy adds \"example.com/a v1.1.0 h1:"},
+		{"tidy, advisory named", "Subject: bump a for CVE-2025-1234\nOrigin: vendor\nForwarded: not-needed\nAdvisory: CVE-2025-1234\n\n" + tidy, "", "pass", "pass", "what go mod tidy leaves", ""},
+		{"by hand, advisory only in the subject", "Subject: bump a for CVE-2025-1234\nOrigin: vendor\nForwarded: not-needed\n\n" + byHand, "", "fail", "fail", "tidy adds \"example.com/a v1.1.0 h1:", `add "Advisory: CVE-2025-1234"`},
+		{"bot bump, policy required", bot, "", "fail", "pass", "what go mod tidy leaves", `add "Advisory: CVE-2025-1234"`},
+		{"bot bump, policy warn", bot, "headers:\n  policy: warn\n", "warn", "pass", "what go mod tidy leaves", "no Origin"},
+		{"bot bump, the unit off", bot, "headers:\n  units:\n    - unit: images/*\n      policy: off\n", "skip", "pass", "what go mod tidy leaves", "not checked: headers.units[0].policy (.patchkit.yaml:4) is off"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rp := newRepo(t, up, t.TempDir(), "")
 			rp.Write("patches/img/0001-bump.diff", tc.patch)
+			if tc.repoConfig != "" {
+				rp.Write(".patchkit.yaml", tc.repoConfig)
+			}
 			_, stdout, stderr := rp.run("verify", "img", "-o", "json")
 			v := decode(t, stdout)
 			h := v.check(t, "0001-bump.diff", "header")
-			if h.Status != tc.header || (tc.header == "fail" && !strings.Contains(h.Message, `add "Advisory: CVE-2025-1234"`)) {
-				t.Errorf("header check = %+v, want %s", h, tc.header)
+			if h.Status != tc.header || !strings.Contains(h.Message, tc.headerLike) {
+				t.Errorf("header check = %+v, want %s with %q", h, tc.header, tc.headerLike)
+			}
+			if tc.repoConfig == "headers:\n  policy: warn\n" && strings.Contains(h.Message, "Advisory") {
+				t.Errorf("header check under warn = %q: the subject's advisory is read, no field is asked for", h.Message)
 			}
 			g := v.check(t, "0001-bump.diff", "gomod")
 			if g.Status != tc.gomodStat || !strings.Contains(g.Message, tc.like) {
