@@ -8,7 +8,7 @@ import "github.com/spf13/cobra"
 
 // AddOutputFlag registers -o/--output, the output format (Format).
 func (f *Factory) AddOutputFlag(cmd *cobra.Command) {
-	cmd.PersistentFlags().StringVarP(&f.Output, "output", "o", "text", "output format: text, json, markdown or github")
+	cmd.PersistentFlags().StringVarP(&f.Output, "output", "o", "text", "output format: text, json, markdown or github (status also html)")
 }
 
 // AddRootFlag registers --root, the repository root (ResolveRoot).

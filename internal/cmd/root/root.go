@@ -3,6 +3,7 @@ package root
 
 import (
 	"fmt"
+	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
@@ -23,8 +24,57 @@ import (
 	"github.com/patchkit/patchkit/internal/diag"
 )
 
-// Version is set at build time with -ldflags "-X .../root.Version=...".
-var Version = "dev"
+// Version is set at build time with -ldflags "-X .../root.Version=..."
+// (make bin: git describe). Left unset, version reads the module's build
+// information: the module version `go install …@v1.2.3` records, else the
+// VCS revision `go build` in a checkout records.
+var Version = ""
+
+// version is Version, or what the binary's build information says.
+func version() string {
+	if Version != "" {
+		return Version
+	}
+	return versionOf(debug.ReadBuildInfo())
+}
+
+// versionOf is the version a build's information gives: the main module's
+// version (not "(devel)"), else the VCS revision and time, with "+dirty"
+// for a modified tree, else "dev".
+func versionOf(bi *debug.BuildInfo, ok bool) string {
+	if !ok || bi == nil {
+		return "dev"
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	var rev, at string
+	dirty := false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			at = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return "dev"
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	v := "devel " + rev
+	if dirty {
+		v += "+dirty"
+	}
+	if at != "" {
+		v += " (" + at + ")"
+	}
+	return v
+}
 
 // NewCmdRoot returns the patchkit command with every verb.
 func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
@@ -39,7 +89,7 @@ Exit codes: 0 all good; 1 findings; 2 bad invocation or bad input. An error
 goes to stderr and, with -o json, github or markdown, to stdout in that format
 (json: {"error","exitCode","kind"}). Credentials never reach the output, and
 text from servers never becomes a CI workflow command.`,
-		Version:       Version,
+		Version:       version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
