@@ -152,7 +152,7 @@ func find(root, arg string, discover func() ([]Unit, error)) (Unit, error) {
 	}
 	switch len(found) {
 	case 0:
-		return Unit{}, &diag.InputError{File: Path(clean), Msg: fmt.Sprintf("no image %q (no %s, and no unit named %s)", arg, Path(clean), clean)}
+		return Unit{}, &diag.InputError{File: arg, Msg: noUnit(arg, clean, units)}
 	case 1:
 		return found[0], nil
 	}
@@ -180,4 +180,28 @@ func Args(units []Unit) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// noUnit says that no unit is named name, with the units it may have meant
+// (a name or directory that holds it, or one a typo away) and how many
+// there are: an adopter's units live anywhere, so patchkit's own
+// images/<name>/ layout is no hint.
+func noUnit(arg, name string, units []Unit) string {
+	msg := fmt.Sprintf("no image %q: no unit is named %s", arg, name)
+	var near []string
+	for _, u := range units {
+		if strings.Contains(u.Name, name) || strings.Contains(name, u.Name) || strings.Contains(u.Dir, name) || editDistance(u.Name, name) <= 2 {
+			near = append(near, u.Dir)
+		}
+	}
+	switch {
+	case len(units) == 0:
+		return msg + ": the repository has no unit (no patchkit.yaml; patchkit init writes them)"
+	case len(near) > 0:
+		if len(near) > 5 {
+			near = append(near[:5], "…")
+		}
+		msg += ": did you mean " + strings.Join(near, ", ") + "?"
+	}
+	return fmt.Sprintf("%s (the repository has %d units; name one by its directory or its name)", msg, len(units))
 }

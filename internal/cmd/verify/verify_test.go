@@ -310,7 +310,7 @@ func TestVerifyAllImages(t *testing.T) {
 	if code, _, stderr := runPatchkit(t, "--root", r.Root, "--offline", "verify", "img", "--online"); code != 2 || !strings.Contains(stderr, "exclude each other") {
 		t.Errorf("verify --online --offline: exit %d, %s", code, stderr)
 	}
-	if code, _, stderr := runPatchkit(t, "--root", r.Root, "--cache-dir", r.cache, "verify", "nosuch"); code != 2 || !strings.Contains(stderr, "images/nosuch/patchkit.yaml") {
+	if code, _, stderr := runPatchkit(t, "--root", r.Root, "--cache-dir", r.cache, "verify", "nosuch"); code != 2 || !strings.Contains(stderr, `no image "nosuch": no unit is named nosuch (the repository has 2 units`) {
 		t.Errorf("verify of a missing image: exit %d, %s", code, stderr)
 	}
 }
