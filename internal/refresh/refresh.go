@@ -122,7 +122,13 @@ func Render(st *apply.Applier, p *series.Patch) (text []byte, res apply.PatchRes
 	if err != nil {
 		return nil, res, err
 	}
-	return series.Canonical(p, changes(p, before, after)), res, nil
+	text = series.Canonical(p, changes(p, before, after))
+	if series.SameButFuncContext(text, p.FileBytes()) {
+		// Only the function names after "@@" differ: the patch keeps its
+		// own, which reviewers read.
+		return p.FileBytes(), res, nil
+	}
+	return text, res, nil
 }
 
 // Touched lists the paths p's rendered file diffs change (all but the

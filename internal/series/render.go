@@ -13,8 +13,11 @@ package series
 //     to 12 hex digits whatever core.abbrev says), "--- a/X", "+++ b/X";
 //   - hunks with 3 lines of context at the line numbers of the file the patch
 //     applies to, changes closer than 6 lines in one hunk (git's rule), and
-//     nothing after the closing "@@" (no function context: it depends on the
-//     diff driver and would change when upstream edits an unrelated line);
+//     after the closing "@@" the function context git writes without a diff
+//     driver (the last line above the hunk that starts with a letter, "_"
+//     or "$", cut to 80 bytes), which reviewers read. A patch that differs
+//     from its canonical text only there is canonical as it is (SameBut-
+//     FuncContext): its own function names, from whatever diff driver, stay;
 //   - no trailer (the "-- \n2.x" signature of git format-patch is dropped).
 //
 // A file diff the renderer cannot compute from the two files alone (binary,
@@ -182,7 +185,7 @@ type hunk struct{ a0, a1, b0, b1 int }
 func renderHunks(b *bytes.Buffer, a, bl []string) {
 	edits := DiffLines(a, bl)
 	for _, h := range groupHunks(edits, len(a), len(bl)) {
-		fmt.Fprintf(b, "@@ -%s +%s @@\n", hunkRange(h.a0, h.a1-h.a0), hunkRange(h.b0, h.b1-h.b0))
+		fmt.Fprintf(b, "@@ -%s +%s @@%s\n", hunkRange(h.a0, h.a1-h.a0), hunkRange(h.b0, h.b1-h.b0), funcContext(a, h.a0))
 		for _, e := range edits {
 			switch e.Op {
 			case OpEqual:
@@ -205,6 +208,69 @@ func renderHunks(b *bytes.Buffer, a, bl []string) {
 			}
 		}
 	}
+}
+
+// funcNameMax is the length git cuts a hunk's function context to.
+const funcNameMax = 80
+
+// funcContext is the function context git writes after a hunk's "@@" when
+// no diff driver is set (xdiff's def_ff): the nearest line of a above
+// line start that begins with a letter, "_" or "$", cut to 80 bytes and
+// stripped of trailing white space, after a space; "" when there is none.
+func funcContext(a []string, start int) string {
+	for i := start - 1; i >= 0; i-- {
+		l := a[i]
+		if l == "" {
+			continue
+		}
+		c := l[0]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '$') {
+			continue
+		}
+		if len(l) > funcNameMax {
+			l = l[:funcNameMax]
+		}
+		l = strings.TrimRight(l, " \t\n\v\f\r")
+		if l == "" {
+			return ""
+		}
+		return " " + l
+	}
+	return ""
+}
+
+// SameButFuncContext reports whether patch texts a and b are equal but for
+// the text after the closing "@@" of their hunk headers (the function
+// context, which depends on the diff driver that wrote it).
+func SameButFuncContext(a, b []byte) bool {
+	la, lb := bytes.Split(a, []byte("\n")), bytes.Split(b, []byte("\n"))
+	if len(la) != len(lb) {
+		return false
+	}
+	for i := range la {
+		x, y := la[i], lb[i]
+		if bytes.Equal(x, y) {
+			continue
+		}
+		hx, okx := hunkHead(x)
+		hy, oky := hunkHead(y)
+		if !okx || !oky || !bytes.Equal(hx, hy) {
+			return false
+		}
+	}
+	return true
+}
+
+// hunkHead is a hunk header line up to its closing "@@".
+func hunkHead(l []byte) ([]byte, bool) {
+	if !bytes.HasPrefix(l, []byte("@@ -")) {
+		return nil, false
+	}
+	i := bytes.Index(l[4:], []byte(" @@"))
+	if i < 0 {
+		return nil, false
+	}
+	return l[:4+i+3], true
 }
 
 // groupHunks groups the changes of edits into hunks with Context lines

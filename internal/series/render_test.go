@@ -136,3 +136,87 @@ func TestRenderGitApplyOracle(t *testing.T) {
 		t.Fatalf("Parse(rendered): %d files, want %d", len(p.Files), len(fcs))
 	}
 }
+
+// TestRenderFuncContextGitOracle: the function context after a canonical
+// hunk's "@@" is the one `git diff` writes without a diff driver, for
+// random Go-like files (func lines, indented bodies, blank lines, long
+// lines), on every hunk whose ranges git and patchkit agree on.
+func TestRenderFuncContextGitOracle(t *testing.T) {
+	r := rand.New(rand.NewSource(11))
+	repo := gittest.New(t)
+	lineOf := func() string {
+		switch r.Intn(6) {
+		case 0:
+			return fmt.Sprintf("func f%d() {  \n", r.Intn(5))
+		case 1:
+			return "}\n"
+		case 2:
+			return "\n"
+		case 3:
+			return "$var" + strings.Repeat("x", r.Intn(100)) + "\n"
+		}
+		return fmt.Sprintf("\tx := %d\n", r.Intn(4))
+	}
+	type pair struct{ old, new string }
+	files := map[string]pair{}
+	for i := 0; i < 80; i++ {
+		var old []string
+		for j := 0; j < 10+r.Intn(50); j++ {
+			old = append(old, lineOf())
+		}
+		nw := append([]string(nil), old...)
+		for k := 0; k < 1+r.Intn(3); k++ {
+			j := r.Intn(len(nw))
+			nw[j] = fmt.Sprintf("\tchanged %d\n", r.Intn(100))
+		}
+		path := fmt.Sprintf("f%03d.go", i)
+		files[path] = pair{strings.Join(old, ""), strings.Join(nw, "")}
+		repo.Write(path, files[path].old)
+	}
+	repo.Commit("base")
+	compared := 0
+	for path, p := range files {
+		repo.Write(path, p.new)
+		gitOut := repo.Git("diff", "--no-color", "--no-ext-diff", "--", path)
+		ours := string(RenderDiff([]FileChange{{Path: path, Old: file(p.old), New: file(p.new)}}))
+		gitHeads := map[string]string{}
+		for _, l := range strings.Split(gitOut, "\n") {
+			if h, ok := hunkHead([]byte(l)); ok {
+				gitHeads[string(h)] = l
+			}
+		}
+		for _, l := range strings.Split(ours, "\n") {
+			h, ok := hunkHead([]byte(l))
+			if !ok {
+				continue
+			}
+			if g, ok := gitHeads[string(h)]; ok {
+				compared++
+				if g != l {
+					t.Errorf("%s: hunk header %q, git diff writes %q", path, l, g)
+				}
+			}
+		}
+		repo.Write(path, p.old)
+	}
+	if compared < 50 {
+		t.Fatalf("only %d hunk headers compared with git's", compared)
+	}
+}
+
+func TestSameButFuncContext(t *testing.T) {
+	a := []byte("diff --git a/x b/x\n@@ -1,3 +1,3 @@ func a() {\n x\n-y\n+z\n")
+	for _, tc := range []struct {
+		b    string
+		want bool
+	}{
+		{"diff --git a/x b/x\n@@ -1,3 +1,3 @@\n x\n-y\n+z\n", true},
+		{"diff --git a/x b/x\n@@ -1,3 +1,3 @@ func (s *S) a() {\n x\n-y\n+z\n", true},
+		{"diff --git a/x b/x\n@@ -1,3 +1,4 @@\n x\n-y\n+z\n", false},
+		{"diff --git a/x b/x\n@@ -1,3 +1,3 @@\n x\n-y\n+w\n", false},
+	} {
+		if got := SameButFuncContext(a, []byte(tc.b)); got != tc.want {
+			t.Errorf("SameButFuncContext(%q) = %v, want %v", tc.b, got, tc.want)
+		}
+	}
+}
