@@ -28,6 +28,9 @@ func (p *Plan) RaiseBump(ctx context.Context, g gomod.Go, src gomod.WalkSource, 
 	for _, e := range existing {
 		st.Apply(e) // a patch that fails is the series' finding, not this one's
 	}
+	if err := s.Orient(st); err != nil {
+		return "", err
+	}
 	r, err := g.Reexpress(ctx, src, st, p.Patch, s)
 	if err != nil || r == nil || r.Text == nil {
 		return "", err
@@ -41,6 +44,10 @@ func (p *Plan) RaiseBump(ctx context.Context, g gomod.Go, src gomod.WalkSource, 
 	for i, c := range r.Raised {
 		if i > 0 {
 			b.WriteString(", ")
+		}
+		if c.Hold {
+			fmt.Fprintf(&b, "held %s at %s (pin: %s)", c.Path, c.Version, orNone(c.Upstream))
+			continue
 		}
 		fmt.Fprintf(&b, "%s to %s (pin: %s)", c.Path, c.Version, orNone(c.Upstream))
 	}

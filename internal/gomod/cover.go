@@ -44,7 +44,8 @@ type Coverage struct {
 	// directives), "" when it does not require the module.
 	Upstream string `json:"upstream,omitempty"`
 	// Covered says the go.mod requires the module at Version or higher (or
-	// no longer requires a module the patch raised, see Note).
+	// no longer requires a module the patch raised, see Note); for a hold,
+	// at Version or lower (or no longer at all).
 	Covered bool `json:"covered"`
 	// Note says how, when it is not a plain comparison: "replaced by ...",
 	// "moved to .../v3", "no longer required".
@@ -68,7 +69,7 @@ func Parse(name string, data []byte) (*Mod, error) {
 }
 
 // Cover says whether m (nil: the file is missing) requires w at w.Version or
-// higher.
+// higher; for a hold (w.Hold), at w.Version or lower.
 func (m *Mod) Cover(w Want) Coverage {
 	c := Coverage{Want: w}
 	switch {
@@ -78,6 +79,9 @@ func (m *Mod) Cover(w Want) Coverage {
 	case m.File == nil:
 		c.Note = w.File + " does not parse: " + m.Err
 		return c
+	}
+	if w.Hold {
+		return m.coverHold(w)
 	}
 	f := m.File
 	switch w.Path {
@@ -158,6 +162,71 @@ func (m *Mod) Cover(w Want) Coverage {
 	return c
 }
 
+// coverHold says whether m keeps the module (or directive) of hold w at
+// w.Version or lower, the only way upstream covers a hold: a higher version
+// upstream is what the hold protects against. A module upstream no longer
+// requires is covered (nothing is left to hold down); one upstream moved
+// to a higher major version, or replaced by another module or a directory,
+// is not (the hold no longer says what is built: a person decides).
+func (m *Mod) coverHold(w Want) Coverage {
+	c := Coverage{Want: w}
+	f := m.File
+	switch w.Path {
+	case DirectiveGo:
+		if f.Go != nil {
+			c.Upstream = f.Go.Version
+			c.Covered = Compare(DirectiveGo, c.Upstream, w.Version) <= 0
+		}
+		return c
+	case DirectiveToolchain:
+		switch {
+		case f.Toolchain != nil:
+			c.Upstream = f.Toolchain.Name
+		case f.Go != nil:
+			c.Upstream, c.Note = "go"+f.Go.Version, "the go directive"
+		}
+		c.Covered = c.Upstream != "" && Compare(DirectiveToolchain, c.Upstream, w.Version) <= 0
+		return c
+	}
+	req := ""
+	for _, r := range f.Require {
+		if r.Mod.Path == w.Path {
+			req = r.Mod.Version
+		}
+	}
+	for _, r := range f.Replace {
+		if r.Old.Path != w.Path || (r.Old.Version != "" && r.Old.Version != req) {
+			continue
+		}
+		switch {
+		case r.New.Version == "":
+			c.Note = "replaced by the directory " + r.New.Path
+		case r.New.Path != w.Path:
+			c.Upstream, c.Note = r.New.Version, "replaced by "+r.New.Path+" "+r.New.Version
+		default:
+			c.Upstream, c.Note = r.New.Version, "replaced by "+r.New.Path
+			c.Covered = Compare("", c.Upstream, w.Version) <= 0
+		}
+		return c
+	}
+	if req != "" {
+		c.Upstream = req
+		c.Covered = Compare("", req, w.Version) <= 0
+		return c
+	}
+	if prefix, major, ok := module.SplitPathVersion(w.Path); ok {
+		for _, r := range f.Require {
+			p2, m2, ok2 := module.SplitPathVersion(r.Mod.Path)
+			if ok2 && p2 == prefix && majorOf(m2, r.Mod.Version) > majorOf(major, w.Version) {
+				c.Upstream, c.Note = r.Mod.Version, "moved to "+r.Mod.Path+": the hold no longer says what is built"
+				return c
+			}
+		}
+	}
+	c.Covered, c.Note = true, "no longer required"
+	return c
+}
+
 // majorOf is the major version of a module: from its path suffix (/v3,
 // .v3), else from its version (v0, v1, or vN+incompatible).
 func majorOf(suffix, v string) int {
@@ -172,8 +241,9 @@ func majorOf(suffix, v string) int {
 
 // Lowered lists the requirements (and the go directive) of the go.mod before
 // that after requires at a lower version, or no longer requires:
-// "path v1.2.0 -> v1.1.0". name names the file in errors.
-func Lowered(name string, before, after []byte) ([]string, error) {
+// "path v1.2.0 -> v1.1.0", leaving out the modules that holds hold down on
+// purpose. name names the file in errors.
+func Lowered(name string, before, after []byte, holds ...Want) ([]string, error) {
 	b, err := Parse(name, before)
 	if err != nil {
 		return nil, err
@@ -182,14 +252,23 @@ func Lowered(name string, before, after []byte) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	held := map[string]bool{}
+	for _, h := range holds {
+		if h.Hold {
+			held[h.Path] = true
+		}
+	}
 	var out []string
 	for _, r := range b.File.Require {
+		if held[r.Mod.Path] {
+			continue
+		}
 		c := a.Cover(Want{File: name, Path: r.Mod.Path, Version: r.Mod.Version})
 		if !c.Covered && c.Upstream != "" && c.Note == "" {
 			out = append(out, fmt.Sprintf("%s %s -> %s", r.Mod.Path, r.Mod.Version, orNone(c.Upstream)))
 		}
 	}
-	if b.File.Go != nil {
+	if b.File.Go != nil && !held[DirectiveGo] {
 		if c := a.Cover(Want{File: name, Path: DirectiveGo, Version: b.File.Go.Version}); !c.Covered {
 			out = append(out, fmt.Sprintf("go %s -> %s", b.File.Go.Version, orNone(c.Upstream)))
 		}

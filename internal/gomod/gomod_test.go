@@ -110,9 +110,54 @@ diff --git a/vendor/modules.txt b/vendor/modules.txt
 @@ -5,3 +5,3 @@
  replace (
 -	example.com/a => example.com/a v1.0.0
++	example.com/a => example.com/a v1.4.0
+ )
+`, bump: true, wants: []string{"example.com/a v1.4.0 from v1.0.0 => example.com/a"}},
+		{name: "replace lowered is a hold", text: `diff --git a/go.mod b/go.mod
+--- a/go.mod
++++ b/go.mod
+@@ -5,3 +5,3 @@
+ replace (
+-	example.com/a => example.com/a v1.4.0
++	example.com/a => example.com/a v1.0.0
+ )
+`, bump: true, wants: []string{"example.com/a v1.0.0 from v1.4.0 => example.com/a holds"}},
+		{name: "replace by a fork is code", text: `diff --git a/go.mod b/go.mod
+--- a/go.mod
++++ b/go.mod
+@@ -5,3 +5,3 @@
+ replace (
+-	example.com/a => example.com/a v1.0.0
 +	example.com/a => example.com/fork v1.4.0
  )
-`, bump: true, wants: []string{"example.com/a v1.4.0 from v1.0.0 => example.com/fork"}},
+`, nilSplit: true},
+		// containernetworking/plugins as aws/eks-distro carried it
+		// (1-22/patches/0003): raise the go directive and x/sys, hold
+		// ethtool below v0.2.0.
+		{name: "raises and a lowered pseudo-version", text: `diff --git a/go.mod b/go.mod
+--- a/go.mod
++++ b/go.mod
+@@ -1,6 +1,6 @@
+ module github.com/containernetworking/plugins
+ 
+-go 1.17
++go 1.18
+ 
+ require (
+ 	github.com/Microsoft/hcsshim v0.9.6
+@@ -17,9 +17,9 @@ require (
+ 	github.com/networkplumbing/go-nft v0.2.0
+ 	github.com/onsi/ginkgo v1.16.5
+ 	github.com/onsi/gomega v1.24.2
+-	github.com/safchain/ethtool v0.2.0
++	github.com/safchain/ethtool v0.0.0-20190326074333-42ed695e3de8
+ 	github.com/vishvananda/netlink v1.2.1-beta.2
+-	golang.org/x/sys v0.4.0
++	golang.org/x/sys v0.5.0
+ )
+ 
+ require (
+`, bump: true, wants: []string{"go 1.18 from 1.17", "github.com/safchain/ethtool v0.0.0-20190326074333-42ed695e3de8 from v0.2.0 holds", "golang.org/x/sys v0.5.0 from v0.4.0"}},
 		{name: "replace by directory is code", text: `diff --git a/go.mod b/go.mod
 --- a/go.mod
 +++ b/go.mod
@@ -154,6 +199,9 @@ diff --git a/vendor/modules.txt b/vendor/modules.txt
 				g := w.Path + " " + w.Version + " from " + w.From
 				if w.Replace != "" {
 					g += " => " + w.Replace
+				}
+				if w.Hold {
+					g += " holds"
 				}
 				got = append(got, g)
 			}
@@ -289,5 +337,105 @@ func TestCoverUnparsable(t *testing.T) {
 	var missing *Mod
 	if c := missing.Cover(Want{File: "go.mod", Path: "example.com/a", Version: "v1.0.0", From: "v0.9.0"}); c.Covered {
 		t.Errorf("Cover() on a missing go.mod = %+v", c)
+	}
+}
+
+// TestOrient tells holds by the tree a patch applies to: a replace or a
+// require line that sets a module below what that go.mod requires holds it
+// down; one above raises it; the go.mod missing tells nothing.
+func TestOrient(t *testing.T) {
+	base := tree.Map{"go.mod": {Mode: tree.Regular, Data: []byte(`module m
+
+go 1.22
+
+require (
+	example.com/a v1.5.0
+	example.com/b v1.0.0
+	example.com/c v1.0.0
+)
+
+replace example.com/c => example.com/c v1.3.0
+`)}}
+	p := parse(t, `diff --git a/go.mod b/go.mod
+--- a/go.mod
++++ b/go.mod
+@@ -10,3 +10,6 @@
+ )
+ 
+ replace example.com/c => example.com/c v1.3.0
++replace example.com/a => example.com/a v1.4.1
++replace example.com/b => example.com/b v1.2.0
++replace example.com/d => example.com/d v0.1.0
+`)
+	s := SplitPatch(p)
+	if s == nil {
+		t.Fatal("SplitPatch() = nil")
+	}
+	if err := s.Orient(base); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"example.com/a": true, "example.com/b": false, "example.com/d": false}
+	for _, w := range s.Wants {
+		if w.Hold != want[w.Path] {
+			t.Errorf("Orient(): %s %s Hold = %v, want %v", w.Path, w.Version, w.Hold, want[w.Path])
+		}
+	}
+	s = SplitPatch(p)
+	if err := s.Orient(tree.Map{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range s.Wants {
+		if w.Hold {
+			t.Errorf("Orient() without a go.mod: %s holds", w.Path)
+		}
+	}
+}
+
+// TestCoverHold: a hold is covered only where upstream keeps the module at
+// the held version or lower, or no longer requires it; upstream going
+// higher, moving to another major version or replacing it elsewhere is not.
+func TestCoverHold(t *testing.T) {
+	m, err := Parse("go.mod", []byte(`module example.com/app
+
+go 1.22.1
+
+require (
+	example.com/a v1.2.0
+	example.com/c/v3 v3.0.0
+	example.com/f v1.5.0
+	example.com/g v1.0.0
+	example.com/h v0.0.0-20190326074333-42ed695e3de8
+)
+
+replace example.com/f => example.com/f v1.1.0
+
+replace example.com/g => example.com/fork v1.0.0
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		want    Want
+		covered bool
+		note    string
+	}{
+		{Want{Path: "example.com/a", Version: "v1.1.0", From: "v1.3.0", Hold: true}, false, ""},
+		{Want{Path: "example.com/a", Version: "v1.2.0", From: "v1.3.0", Hold: true}, true, ""},
+		{Want{Path: "example.com/a", Version: "v1.2.1", From: "v1.3.0", Hold: true}, true, ""},
+		{Want{Path: "example.com/c/v2", Version: "v2.1.0", From: "v2.3.0", Hold: true}, false, "moved to example.com/c/v3: the hold no longer says what is built"},
+		{Want{Path: "example.com/f", Version: "v1.0.0", Replace: "example.com/f", Hold: true}, false, "replaced by example.com/f"},
+		{Want{Path: "example.com/f", Version: "v1.1.0", Replace: "example.com/f", Hold: true}, true, "replaced by example.com/f"},
+		{Want{Path: "example.com/g", Version: "v0.9.0", Hold: true}, false, "replaced by example.com/fork v1.0.0"},
+		{Want{Path: "example.com/h", Version: "v0.0.0-20190326074333-42ed695e3de8", From: "v0.2.0", Hold: true}, true, ""},
+		{Want{Path: "example.com/h", Version: "v0.0.0-20180101000000-abcdefabcdef", From: "v0.2.0", Hold: true}, false, ""},
+		{Want{Path: "example.com/x", Version: "v0.1.0", From: "v0.2.0", Hold: true}, true, "no longer required"},
+		{Want{Path: DirectiveGo, Version: "1.22.1", From: "1.23", Hold: true}, true, ""},
+		{Want{Path: DirectiveGo, Version: "1.21", From: "1.23", Hold: true}, false, ""},
+	}
+	for _, tc := range cases {
+		c := m.Cover(tc.want)
+		if c.Covered != tc.covered || c.Note != tc.note {
+			t.Errorf("Cover(hold %s %s) = %v %q (upstream %s), want %v %q", tc.want.Path, tc.want.Version, c.Covered, c.Note, c.Upstream, tc.covered, tc.note)
+		}
 	}
 }

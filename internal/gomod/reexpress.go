@@ -23,14 +23,17 @@ type Raise struct {
 	// Text is the new patch text; nil when nothing is left to raise (and the
 	// patch has no code part).
 	Text []byte
-	// Raised are the requirements still raised; Covered those the tree
-	// already requires at the patch's version or higher.
+	// Raised are the requirements still raised, and the holds still held
+	// (Hold set); Covered those the tree already covers: it requires a
+	// raised module at the patch's version or higher, a held one at the
+	// held version or lower.
 	Raised, Covered []Coverage
 	// Code says the patch keeps code hunks (a mixed patch).
 	Code bool
 }
 
-// Reexpress re-expresses bump patch p (split s) on st (the tree src with the
+// Reexpress re-expresses bump patch p (split s, oriented with Split.Orient
+// on the tree the patch applied to) on st (the tree src with the
 // earlier patches applied), applying the result to st. A mixed patch's code
 // part must apply on st; when it does not, Reexpress returns a nil Raise and
 // leaves st unchanged.
@@ -93,11 +96,14 @@ func (g Go) Reexpress(ctx context.Context, src tree.Walker, st *apply.Applier, p
 		if f, ok, err := scratch.Read(file); err != nil {
 			return nil, err
 		} else if ok {
-			if low, err := Lowered(file, f.Data, mod); err != nil {
+			if low, err := Lowered(file, f.Data, mod, byFile[file]...); err != nil {
 				return nil, err
 			} else if len(low) > 0 {
 				return nil, fmt.Errorf("%s: raising %s would lower %s: refusing", p.Path, file, strings.Join(low, ", "))
 			}
+		}
+		if err := keptHolds(p.Path, file, mod, byFile[file]); err != nil {
+			return nil, err
 		}
 		newFiles[file] = &tree.File{Mode: tree.Regular, Data: mod}
 		sumPath := strings.TrimSuffix(file, "go.mod") + "go.sum"
@@ -172,4 +178,24 @@ func (g Go) Reexpress(ctx context.Context, src tree.Walker, st *apply.Applier, p
 	}
 	out.Text = text
 	return out, nil
+}
+
+// keptHolds checks that the go command left every hold of ws at its held
+// version or lower in go.mod data mod: a hold is re-expressed as a hold,
+// never raised (`go mod tidy` raises a require a dependency needs higher).
+func keptHolds(patch, file string, mod []byte, ws []Want) error {
+	m, err := Parse(file, mod)
+	if err != nil {
+		return err
+	}
+	for _, w := range ws {
+		if !w.Hold {
+			continue
+		}
+		if c := m.Cover(w); !c.Covered {
+			return fmt.Errorf("%s: holding %s at %s in %s: the go command requires %s after go mod tidy (a dependency needs it higher); hold it with a replace directive, or drop the hold: refusing to raise a held module",
+				patch, w.Path, w.Version, file, orNone(c.Upstream))
+		}
+	}
+	return nil
 }

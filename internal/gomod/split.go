@@ -1,13 +1,16 @@
 package gomod
 
 import (
+	"fmt"
 	"path"
 	"strings"
 
 	"github.com/bluekeyes/go-gitdiff/gitdiff"
+	"golang.org/x/mod/modfile"
 
 	"github.com/patchkit/patchkit/internal/lazyre"
 	"github.com/patchkit/patchkit/internal/series"
+	"github.com/patchkit/patchkit/internal/tree"
 )
 
 // Directive names in Want.Path for the go.mod directives that are versions.
@@ -29,8 +32,23 @@ type Want struct {
 	// Version is the version the patch requires.
 	Version string `json:"version"`
 	// Replace is the replacement module path when the patch's line is a
-	// replace directive (Path => Replace Version); "" for a require.
+	// replace directive (Path => Path Version); "" for a require. A replace
+	// by another module (a fork) or by a directory is code, not a version.
 	Replace string `json:"replace,omitempty"`
+	// Hold says the line holds the module down: it lowers the version the
+	// line had (From), or it sets a version below the one the tree the
+	// patch applies to requires (see Split.Orient). Upstream going higher
+	// never covers a hold; upstream requiring the module at Version or
+	// lower, or dropping it, does.
+	Hold bool `json:"holds,omitempty"`
+}
+
+// Direction is "holds" for a hold, "raises" otherwise.
+func (w Want) Direction() string {
+	if w.Hold {
+		return "holds"
+	}
+	return "raises"
 }
 
 // Key names the requirement: file, module and, for a replace, its target.
@@ -192,9 +210,66 @@ func classify(name string, tf *gitdiff.TextFragment) (bool, []Want) {
 		added = append(added, Want{File: name, Path: ln.path, Version: ln.version, Replace: ln.replace})
 	}
 	for i := range added {
-		added[i].From = removed[added[i].Path]
+		w := &added[i]
+		w.From = removed[w.Path]
+		w.Hold = w.From != "" && Compare(w.Path, w.Version, w.From) < 0
 	}
 	return true, added
+}
+
+// Orient marks as holds the wants of s that set a version below the one
+// base requires: base is the tree the patch applies to (the pin, with the
+// patches before it), read for each go.mod the wants name. A want whose
+// line lowered the version it had (From) is a hold already (SplitPatch);
+// this finds the lines that add a replace, or a require, below the tree's
+// requirement. A go.mod that base lacks or that does not parse orients
+// nothing.
+func (s *Split) Orient(base tree.Source) error {
+	if s == nil {
+		return nil
+	}
+	mods := map[string]*modfile.File{}
+	for i := range s.Wants {
+		w := &s.Wants[i]
+		if w.Hold || w.From != "" || w.Path == DirectiveGo || w.Path == DirectiveToolchain {
+			continue
+		}
+		f, ok := mods[w.File]
+		if !ok {
+			data, found, err := base.Read(w.File)
+			if err != nil {
+				return fmt.Errorf("reading %s: %w", w.File, err)
+			}
+			if found {
+				f, _ = modfile.Parse(w.File, data.Data, nil)
+			}
+			mods[w.File] = f
+		}
+		if f == nil {
+			continue
+		}
+		if v := required(f, w.Path); v != "" && Compare(w.Path, w.Version, v) < 0 {
+			w.Hold = true
+		}
+	}
+	return nil
+}
+
+// required is the version of module path that f builds: its replace by the
+// same module at a version, else its require; "" when f does not require it.
+func required(f *modfile.File, path string) string {
+	req := ""
+	for _, r := range f.Require {
+		if r.Mod.Path == path {
+			req = r.Mod.Version
+		}
+	}
+	for _, r := range f.Replace {
+		if r.Old.Path == path && (r.Old.Version == "" || r.Old.Version == req) && r.New.Path == path && r.New.Version != "" {
+			return r.New.Version
+		}
+	}
+	return req
 }
 
 // blockAfter returns the block ("require", "replace", "exclude", ...) that
@@ -262,9 +337,11 @@ func parseLine(block, text string) (modLine, bool) {
 			return modLine{}, true
 		}
 	case "replace":
-		// old [v] => new v; a replacement by a directory is code.
+		// old [v] => old v. A replacement by a directory, or by another
+		// module (a fork), is code: what it builds is not a version of
+		// the module.
 		i := indexOf(f, "=>")
-		if i < 1 || len(f)-i != 3 || !validVersion(f[len(f)-1]) {
+		if i < 1 || len(f)-i != 3 || !validVersion(f[len(f)-1]) || unquote(f[i+1]) != unquote(f[0]) {
 			return modLine{}, false
 		}
 		return modLine{path: unquote(f[0]), version: f[len(f)-1], replace: unquote(f[i+1])}, true

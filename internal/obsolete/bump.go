@@ -19,6 +19,15 @@ package obsolete
 //   - otherwise the line verdict (applies, or conflict) stands, with the
 //     remaining modules named.
 //
+// A line that holds a module down (gomod.Want.Hold: it lowers the version
+// its line had, or sets one below what the pin requires, as a distribution
+// does to keep a dependency that breaks it out) is judged the other way:
+// upstream going higher is what it protects against, so it is covered only
+// where upstream requires the module at the held version or lower, or no
+// longer requires it. A patch that raises some modules and holds others is
+// judged per module: partial while a hold is not covered. A replace by
+// another module (a fork) or by a directory is code, judged by lines.
+//
 // A patch that mixes bump hunks with code hunks is judged in two parts: the
 // line rules test its code part in the series (see bumpSeries.linePatches),
 // the versions decide its bump part, and the result carries both (Result.Code,
@@ -76,6 +85,8 @@ type bumpSeries struct {
 	splits  []*gomod.Split
 	commits map[string][]string // go.mod path -> range commits touching it, oldest first (after load)
 	loaded  bool
+	// oriented says the splits' holds were told by the pin (orient).
+	oriented bool
 	mods    map[string]*gomod.Mod // commit + "\x00" + path -> parsed go.mod (nil: missing)
 	subject map[string]string
 }
@@ -114,6 +125,9 @@ func (b *bumpSeries) any() bool {
 func (b *bumpSeries) judge(ctx context.Context, g gitRunner, c *checker, in Input, refs []Ref, ref Ref, results []Result) error {
 	if !b.any() {
 		return nil
+	}
+	if err := b.orient(c, in); err != nil {
+		return err
 	}
 	if err := b.load(ctx, g, in, c.h, refs); err != nil {
 		return err
@@ -289,6 +303,26 @@ func (b *bumpSeries) mod(c *checker, commit, path string) (*gomod.Mod, error) {
 	return m, nil
 }
 
+// orient tells, once, the holds of every split by the pin's go.mod files
+// (gomod.Split.Orient): a line that sets a module below what the pin
+// requires holds it down.
+func (b *bumpSeries) orient(c *checker, in Input) error {
+	if b.oriented {
+		return nil
+	}
+	b.oriented = true
+	pin, err := c.cache.Source(in.PinCommit)
+	if err != nil {
+		return err
+	}
+	for _, s := range b.splits {
+		if err := s.Orient(pin); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // load lists, once, the range commits that touch each go.mod the bump
 // patches raise, oldest first, with their subjects: one `git log` per path,
 // memoized like the range.
@@ -349,7 +383,7 @@ func (b *bumpSeries) load(ctx context.Context, g gitRunner, in Input, h *history
 // bumpEvidence says in one sentence what the versions say; line is the line
 // evidence of a patch no module of which is covered.
 func bumpEvidence(part *BumpPart, line string) string {
-	var done, left []string
+	var done, left, held, unheld []string
 	for _, m := range part.Modules {
 		name := m.Path
 		if m.File != "go.mod" {
@@ -358,6 +392,21 @@ func bumpEvidence(part *BumpPart, line string) string {
 		up := m.Upstream
 		if up == "" {
 			up = "none"
+		}
+		if m.Hold {
+			s := fmt.Sprintf("holds %s at %s (upstream requires %s", name, m.Version, up)
+			if m.Note != "" {
+				s += "; " + m.Note
+			}
+			if m.Covered && m.Commit != "" {
+				s += ", since " + Short(m.Commit)
+			}
+			if m.Covered {
+				held = append(held, s+")")
+			} else {
+				unheld = append(unheld, s+")")
+			}
+			continue
 		}
 		if m.Covered {
 			s := fmt.Sprintf("%s %s (upstream %s", name, m.Version, up)
@@ -376,25 +425,49 @@ func bumpEvidence(part *BumpPart, line string) string {
 		}
 		left = append(left, s+")")
 	}
+	// A hold upstream went past is still needed: say so first, it is why
+	// the patch stays.
+	still := ""
+	if len(unheld) > 0 {
+		still = "still needed, upstream does not hold it down: " + strings.Join(unheld, ", ")
+	}
+	if len(left) > 0 {
+		if still != "" {
+			still += "; "
+		}
+		still += "still to raise: " + strings.Join(left, ", ")
+	}
 	switch part.Status {
 	case StatusPresent:
-		s := "upstream requires every raised module at the patch's version or higher: " + strings.Join(done, ", ")
+		var s string
+		switch {
+		case len(held) == 0:
+			s = "upstream requires every raised module at the patch's version or higher: " + strings.Join(done, ", ")
+		case len(done) == 0:
+			s = "upstream keeps every held module at the held version or lower, or no longer requires it: " + strings.Join(held, ", ")
+		default:
+			s = "upstream requires every raised module at the patch's version or higher, and keeps every held one at the held version or lower: " +
+				strings.Join(append(done, held...), ", ")
+		}
 		if part.Commit != "" {
 			s += fmt.Sprintf("; upstream commit %s", Short(part.Commit))
 			if part.Subject != "" {
 				s += fmt.Sprintf(" (%q)", part.Subject)
 			}
-			s += " raised the last of them"
+			if len(held) == 0 {
+				s += " raised the last of them"
+			} else {
+				s += " covered the last of them"
+			}
 		}
 		return s
 	case StatusPartial:
-		return "covered upstream: " + strings.Join(done, ", ") + "; still to raise: " + strings.Join(left, ", ")
+		return "covered upstream: " + strings.Join(append(done, held...), ", ") + "; " + still
 	}
-	s := "still to raise: " + strings.Join(left, ", ")
 	if line != "" {
-		s = line + "; " + s
+		return line + "; " + still
 	}
-	return s
+	return still
 }
 
 // later reports whether commit a comes after commit b in the range.

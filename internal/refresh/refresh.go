@@ -61,6 +61,9 @@ func CanonicalBumps(ctx context.Context, g gomod.Go, src gomod.WalkSource, patch
 		if s == nil {
 			return nil, nil
 		}
+		if err := s.Orient(st); err != nil {
+			return nil, err
+		}
 		r, err := g.Reexpress(ctx, src, st, p, s)
 		if err != nil || r == nil {
 			return nil, err

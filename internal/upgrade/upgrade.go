@@ -265,6 +265,11 @@ func (w *walker) carry(p *series.Patch, v obsolete.Result) (PatchFate, *Write, e
 	if err != nil {
 		return fate, nil, err
 	}
+	// A bump's holds are told by the tree it applied to (Split.Orient).
+	split := gomod.SplitPatch(p)
+	if err := split.Orient(w.old); err != nil {
+		return fate, nil, err
+	}
 	if r := w.old.Apply(p); r.Status != apply.StatusApplied {
 		return fate, nil, &refresh.NotApplyingError{Patch: p, Result: r}
 	}
@@ -274,7 +279,7 @@ func (w *walker) carry(p *series.Patch, v obsolete.Result) (PatchFate, *Write, e
 	}
 	// A bump that still applies as it is keeps its lines (they hold the new
 	// ref's versions, so nothing goes down); the others are re-expressed.
-	if s := gomod.SplitPatch(p); s != nil && w.src != nil && v.Status != obsolete.StatusApplies {
+	if s := split; s != nil && w.src != nil && v.Status != obsolete.StatusApplies {
 		if f, write, err := w.carryBump(p, s, fate); f != nil || err != nil {
 			return derefFate(f, fate), write, err
 		}
