@@ -29,7 +29,7 @@ patches: ./patches
 // format-patch against v1.0.0) and a spec. The upstream, reached through
 // insteadOf, has v1.0.0 (go 1.24.0) and v1.1.0 (go 1.25.0, and lines moved
 // under the patch). spec is the spec of every branch in branches.
-func eksRepo(t *testing.T, spec string, branches ...string) (root, cache string) {
+func eksRepo(t *testing.T, spec string, branches ...string) (root, cache, upstream string) {
 	t.Helper()
 	up := gittest.New(t)
 	up.Write("go.mod", "module example.com/r\n\ngo 1.24.0\n")
@@ -62,7 +62,7 @@ func eksRepo(t *testing.T, spec string, branches ...string) (root, cache string)
 		down.Write(d+"patchkit.yaml", spec)
 	}
 	down.Commit("eks-distro's shape")
-	return down.Dir, filepath.Join(dir, "cache")
+	return down.Dir, filepath.Join(dir, "cache"), up.Dir
 }
 
 type verifyJSON struct {
@@ -99,12 +99,26 @@ func check(v verifyJSON, name string) (status, msg string) {
 // nothing; verify then passes, its pin check naming GIT_TAG.
 func TestUpgradeMovesPinFile(t *testing.T) {
 	const unit = "projects/o/r/1-30"
-	root, cache := eksRepo(t, eksSpec, "1-30")
+	root, cache, upstream := eksRepo(t, eksSpec, "1-30")
 	pk := func(args ...string) (int, string, string) {
 		return cmdtest.Run(t, rootcmd.NewCmdRoot, append([]string{"--root", root, "--cache-dir", cache}, args...)...)
 	}
 	read := func(name string) string { return gittest.ReadFile(t, root, unit+"/"+name) }
 	patchBefore := read("patches/0001-x.patch")
+	gitAm := func(tag string) error {
+		work := t.TempDir()
+		if _, errOut, err := gittest.Run(work, nil, "clone", "-q", upstream, "."); err != nil {
+			t.Fatal(errOut)
+		}
+		if _, errOut, err := gittest.Run(work, nil, "checkout", "-q", tag); err != nil {
+			t.Fatal(errOut)
+		}
+		_, _, err := gittest.Run(work, nil, "am", "-q", filepath.Join(root, unit, "patches", "0001-x.patch"))
+		return err
+	}
+	if gitAm("v1.1.0") == nil {
+		t.Fatal("git am of the series at v1.1.0 before the upgrade succeeded: the test would not show the series carried")
+	}
 
 	if code, v := verifyUnit(t, pk, unit); code != 0 || !v.OK {
 		t.Fatalf("verify before = %d %+v", code, v)
@@ -151,6 +165,11 @@ func TestUpgradeMovesPinFile(t *testing.T) {
 	if got := read("patches/0001-x.patch"); got == patchBefore || !strings.Contains(got, "hello, fixed") {
 		t.Errorf("the patch was not carried to v1.1.0:\n%s", got)
 	}
+	// The oracle: what the build does, git am of the series at the tag
+	// GIT_TAG names, applies.
+	if err := gitAm(strings.TrimSpace(read("GIT_TAG"))); err != nil {
+		t.Errorf("git am of the carried series at GIT_TAG: %v", err)
+	}
 
 	code, v := verifyUnit(t, pk, unit)
 	if code != 0 || !v.OK {
@@ -178,7 +197,7 @@ func TestUpgradeMovesPinFile(t *testing.T) {
 // once GIT_TAG is edited by hand, naming the file and line.
 func TestPinFileEditedByHand(t *testing.T) {
 	const unit = "projects/o/r/1-29"
-	root, cache := eksRepo(t, strings.Replace(eksSpec, "  ref:\n    file: ./GIT_TAG\n", "  ref: v1.0.0\n", 1), "1-29")
+	root, cache, _ := eksRepo(t, strings.Replace(eksSpec, "  ref:\n    file: ./GIT_TAG\n", "  ref: v1.0.0\n", 1), "1-29")
 	pk := func(args ...string) (int, string, string) {
 		return cmdtest.Run(t, rootcmd.NewCmdRoot, append([]string{"--root", root, "--cache-dir", cache}, args...)...)
 	}
