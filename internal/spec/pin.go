@@ -3,9 +3,12 @@ package spec
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path"
 	"path/filepath"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 
@@ -15,7 +18,7 @@ import (
 
 // Source says where a value of upstream (url or ref) is read from, instead
 // of being copied into the spec: one source of truth. Exactly one of
-// DockerfileArg and MakefileVar is set.
+// DockerfileArg, MakefileVar and TextFile is set.
 type Source struct {
 	// DockerfileArg is an ARG of Dockerfile whose default is the value.
 	DockerfileArg string `yaml:"dockerfile-arg"`
@@ -26,6 +29,10 @@ type Source struct {
 	MakefileVar string `yaml:"makefile-var"`
 	// Makefile holds the variable; required with MakefileVar.
 	Makefile string `yaml:"makefile"`
+	// TextFile is a file whose whole content is the value (upstream.ref.file,
+	// eks-distro's GIT_TAG): one line, white space around it dropped. Only
+	// upstream.ref takes it.
+	TextFile string `yaml:"file"`
 	// Prefix and Suffix surround the value read (prefix: v for a Dockerfile
 	// that checks out v${VERSION}).
 	Prefix string `yaml:"prefix"`
@@ -46,6 +53,9 @@ func (src *Source) Where() string {
 
 // String describes the source as the spec writes it.
 func (src *Source) String() string {
+	if src.TextFile != "" {
+		return "file " + src.File
+	}
 	if src.MakefileVar != "" {
 		return fmt.Sprintf("makefile-var %s of %s", src.MakefileVar, src.Makefile)
 	}
@@ -53,6 +63,10 @@ func (src *Source) String() string {
 }
 
 var sourceKeys = []string{"dockerfile-arg", "dockerfile", "makefile-var", "makefile", "prefix", "suffix"}
+
+// refSourceKeys are the keys of upstream.ref as a source: a pin may also be
+// a whole file.
+var refSourceKeys = []string{"file", "dockerfile-arg", "dockerfile", "makefile-var", "makefile", "prefix", "suffix"}
 
 // takeSources decodes upstream.url and upstream.ref when they are mappings
 // (sources) and replaces them by empty strings, so the rest decodes as
@@ -114,6 +128,12 @@ func (s *Spec) resolveSources(root string) error {
 
 func (s *Spec) readSource(root, key string, src *Source) (string, error) {
 	switch {
+	case src.TextFile != "" && src.DockerfileArg != "":
+		return "", s.errf(key+".file", "give file or dockerfile-arg, not both")
+	case src.TextFile != "" && src.MakefileVar != "":
+		return "", s.errf(key+".file", "give file or makefile-var, not both")
+	case src.TextFile != "":
+		return s.readTextFile(root, key, src)
 	case src.DockerfileArg != "" && src.MakefileVar != "":
 		return "", s.errf(key, "give dockerfile-arg or makefile-var, not both")
 	case src.DockerfileArg != "":
@@ -159,7 +179,68 @@ func (s *Spec) readSource(root, key string, src *Source) (string, error) {
 		src.File, src.Line = file, line
 		return s.sourceValue(key, src, v)
 	}
+	if key == "upstream.ref" {
+		return "", s.errf(key, "a source needs file, dockerfile-arg or makefile-var (known keys: %s)", strings.Join(refSourceKeys, ", "))
+	}
 	return "", s.errf(key, "a source needs dockerfile-arg or makefile-var (known keys: %s)", strings.Join(sourceKeys, ", "))
+}
+
+// readTextFile reads a pin that is a whole file (upstream.ref: {file: PATH}):
+// see ReadTextValue.
+func (s *Spec) readTextFile(root, key string, src *Source) (string, error) {
+	for _, k := range []string{"dockerfile", "makefile"} {
+		if s.lines[key+"."+k] > 0 {
+			return "", s.errf(key+"."+k, "goes with %s-%s, not with file", k, map[string]string{"dockerfile": "arg", "makefile": "var"}[k])
+		}
+	}
+	file, err := s.sourcePath(root, key+".file", src.TextFile)
+	if err != nil {
+		return "", err
+	}
+	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(file)))
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return "", s.errf(key+".file", "%s does not exist: the file that holds the pin", file)
+		}
+		return "", s.errf(key+".file", "reading %s: %v", file, errors.Unwrap(err))
+	}
+	v, line, err := ReadTextValue(data, file)
+	if err != nil {
+		return "", s.sourceError(key, err)
+	}
+	src.File, src.Line = file, line
+	if strings.HasPrefix(v, "-") || strings.ContainsAny(v, ":^~?*[\\") {
+		return "", &diag.InputError{File: file, Line: line, Key: key, Msg: fmt.Sprintf("%q is not a tag or a commit id (read for %s)", v, s.File)}
+	}
+	return s.sourceValue(key, src, v)
+}
+
+// ReadTextValue reads a value that is a whole file (a GIT_TAG, a
+// GOLANG_VERSION): its one non-empty line, white space around it and the
+// line ending dropped, and that line's number. An empty file, a second
+// non-empty line, and a value with white space or a control character
+// inside are errors (a *buildfile.Error naming file and the line).
+func ReadTextValue(data []byte, file string) (string, int, error) {
+	value, line := "", 0
+	for i, l := range strings.SplitAfter(string(data), "\n") {
+		t := strings.TrimSpace(l)
+		if t == "" {
+			continue
+		}
+		if line > 0 {
+			return "", 0, &buildfile.Error{File: file, Line: i + 1, Msg: fmt.Sprintf("a second line (%q after %q on line %d): the file must hold one value alone", t, value, line)}
+		}
+		value, line = t, i+1
+	}
+	if line == 0 {
+		return "", 0, &buildfile.Error{File: file, Line: 1, Msg: "is empty: want the value on one line"}
+	}
+	for _, r := range value {
+		if unicode.IsSpace(r) || unicode.IsControl(r) || unicode.In(r, unicode.Cf) || r == utf8.RuneError {
+			return "", 0, &buildfile.Error{File: file, Line: line, Msg: fmt.Sprintf("%q has white space or a control character inside: not one value", value)}
+		}
+	}
+	return value, line, nil
 }
 
 func (s *Spec) sourceValue(key string, src *Source, v string) (string, error) {

@@ -221,7 +221,7 @@ var allowed = map[string][]string{
 	"upstream":       {"url", "ref", "releases", "branches", "versions"},
 	"patches":        {"dir", "strip", "directory", "recount", "canonical"},
 	"upstream.url":   sourceKeys,
-	"upstream.ref":   sourceKeys,
+	"upstream.ref":   refSourceKeys,
 	"test":           {"inject", "package", "run"},
 	"test.inject.[]": {"from", "to"},
 	"build":          {"builder", "dockerfile", "base", "files", "context", "stage", "args", "target"},
@@ -235,7 +235,7 @@ var allowed = map[string][]string{
 	repoSchema + ".build":            {"makefile", "target"},
 
 	// the other places of the pinned version (see versions.go)
-	"upstream.versions.[]":     {"file", "dockerfile-arg", "makefile-var", "key", "spelling"},
+	"upstream.versions.[]":     {"file", "dockerfile-arg", "makefile-var", "key", "whole-file", "spelling"},
 	repoSchema + ".unbuilt.[]": {"unit", "reason"},
 }
 

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	goversion "go/version"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -19,7 +21,8 @@ import (
 // beside the pin's ARG TAG="v1.15.10"), a Makefile variable, or a YAML key
 // (a vendored chart's Chart.yaml appVersion). upgrade moves each with the
 // pin in one change; verify's versions check fails when one disagrees with
-// the pin. Exactly one of DockerfileArg, MakefileVar and Key is set.
+// the pin. Exactly one of DockerfileArg, MakefileVar, Key and WholeFile is
+// set.
 type Version struct {
 	// File holds the value, by the path rule (./ is relative to the spec).
 	File string `yaml:"file"`
@@ -29,9 +32,15 @@ type Version struct {
 	MakefileVar string `yaml:"makefile-var"`
 	// Key is a yq path of a scalar of the YAML file File (.appVersion).
 	Key string `yaml:"key"`
+	// WholeFile says the value is the whole of File, one line, white space
+	// around it dropped (see ReadTextValue): eks-distro's GOLANG_VERSION.
+	WholeFile bool `yaml:"whole-file"`
 	// Spelling is how the place spells the pin: pin (as the pin, the
 	// default), bare (without a leading v: 1.15.10 for v1.15.10) or v (with
-	// one: v1.15.10 for 1.15.10).
+	// one: v1.15.10 for 1.15.10); or go: the place holds no spelling of the
+	// pin but the Go release that builds it, at least the go directive of
+	// its go.mod (the default of a whole file named GOLANG_VERSION,
+	// GO_VERSION or .go-version).
 	Spelling string `yaml:"spelling"`
 }
 
@@ -40,11 +49,17 @@ const (
 	SpellingPin  = "pin"
 	SpellingBare = "bare"
 	SpellingV    = "v"
+	SpellingGo   = "go"
 )
 
-var spellings = []string{SpellingPin, SpellingBare, SpellingV}
+var spellings = []string{SpellingPin, SpellingBare, SpellingV, SpellingGo}
 
-// Spell returns pin as the place spells it.
+// goVersionFiles are the names of a whole file that holds a Go release,
+// whose spelling defaults to go.
+var goVersionFiles = []string{"GOLANG_VERSION", "GO_VERSION", ".go-version"}
+
+// Spell returns pin as the place spells it (a go place spells no pin: see
+// GoNeeds).
 func (v Version) Spell(pin string) string {
 	switch v.Spelling {
 	case SpellingBare:
@@ -55,30 +70,40 @@ func (v Version) Spell(pin string) string {
 	return pin
 }
 
-// Kind is dockerfile-arg, makefile-var or key.
+// Kind is dockerfile-arg, makefile-var, key or whole-file.
 func (v Version) Kind() string {
 	switch {
 	case v.DockerfileArg != "":
 		return "dockerfile-arg"
 	case v.MakefileVar != "":
 		return "makefile-var"
+	case v.WholeFile:
+		return "whole-file"
 	}
 	return "key"
 }
 
-// Name is the ARG, variable or key.
+// Name is the ARG, variable or key; the file's base name for a whole file.
 func (v Version) Name() string {
 	switch {
 	case v.DockerfileArg != "":
 		return v.DockerfileArg
 	case v.MakefileVar != "":
 		return v.MakefileVar
+	case v.WholeFile:
+		return path.Base(v.File)
 	}
 	return v.Key
 }
 
-// String describes the place: "dockerfile-arg VERSION of images/x/Dockerfile".
-func (v Version) String() string { return fmt.Sprintf("%s %s of %s", v.Kind(), v.Name(), v.File) }
+// String describes the place: "dockerfile-arg VERSION of images/x/Dockerfile",
+// "whole-file projects/o/r/1-30/GOLANG_VERSION".
+func (v Version) String() string {
+	if v.WholeFile {
+		return "whole-file " + v.File
+	}
+	return fmt.Sprintf("%s %s of %s", v.Kind(), v.Name(), v.File)
+}
 
 func (s *Spec) validateVersions(root string) error {
 	for i, v := range s.Upstream.Versions {
@@ -95,8 +120,11 @@ func (s *Spec) validateVersions(root string) error {
 				n++
 			}
 		}
+		if v.WholeFile {
+			n++
+		}
 		if n != 1 {
-			return s.errf(key, "give exactly one of dockerfile-arg, makefile-var and key")
+			return s.errf(key, "give exactly one of dockerfile-arg, makefile-var, key and whole-file: true")
 		}
 		if v.Key != "" {
 			if _, err := expr.ParsePath(v.Key); err != nil {
@@ -105,6 +133,9 @@ func (s *Spec) validateVersions(root string) error {
 		}
 		if v.Spelling == "" {
 			s.Upstream.Versions[i].Spelling = SpellingPin
+			if v.WholeFile && contains(goVersionFiles, path.Base(v.File)) {
+				s.Upstream.Versions[i].Spelling = SpellingGo
+			}
 		} else if !contains(spellings, v.Spelling) {
 			return s.errf(key+".spelling", "%q is not one of %s", v.Spelling, strings.Join(spellings, ", "))
 		}
@@ -131,6 +162,8 @@ func ReadVersionData(data []byte, v Version) (string, int, error) {
 	case v.MakefileVar != "":
 		val, line, err := buildfile.ParseMakefile(data, v.File).Value(v.MakefileVar)
 		return strings.TrimSpace(val), line, err
+	case v.WholeFile:
+		return ReadTextValue(data, v.File)
 	}
 	n, err := YAMLScalar(data, v.Key)
 	if err != nil {
@@ -171,4 +204,31 @@ func YAMLScalar(data []byte, key string) (*yaml.Node, error) {
 		return nil, fmt.Errorf("%s is not a scalar", key)
 	}
 	return n, nil
+}
+
+// GoNeeds compares the value have of a go place (1.25, a release line, or
+// 1.24.4, a release) with want, the go directive of the go.mod that builds
+// the pin (1.24.0). It returns have when that Go release builds want, else
+// want in have's precision (1.26 for go 1.26.1 when have is a release
+// line): the value the place needs. A value that is no Go version is an
+// error.
+func GoNeeds(have, want string) (string, error) {
+	h, w := "go"+have, "go"+want
+	if !goversion.IsValid(h) {
+		return "", fmt.Errorf("%q is not a Go version", have)
+	}
+	if !goversion.IsValid(w) {
+		return "", fmt.Errorf("the go directive %q is not a Go version", want)
+	}
+	if strings.Count(have, ".") == 1 && goversion.Lang(h) == h {
+		// a release line: 1.25 builds every go 1.25.x
+		if goversion.Compare(goversion.Lang(w), h) <= 0 {
+			return have, nil
+		}
+		return strings.TrimPrefix(goversion.Lang(w), "go"), nil
+	}
+	if goversion.Compare(w, h) <= 0 {
+		return have, nil
+	}
+	return want, nil
 }

@@ -73,8 +73,8 @@ func setYAMLValue(body []byte, line int, key, value string) (string, error) {
 }
 
 // SourcePin is a pin the spec reads from another file (upstream.ref:
-// {dockerfile-arg: ...} or {makefile-var: ...}): the one source of truth, so
-// that is the line upgrade moves, and the spec stays as it is.
+// {dockerfile-arg: ...}, {makefile-var: ...} or {file: ...}): the one source
+// of truth, so that is the line upgrade moves, and the spec stays as it is.
 type SourcePin struct {
 	Root string
 	Spec *spec.Spec
@@ -103,8 +103,11 @@ func (p SourcePin) Move(newRef string) (string, []byte, error) {
 		return "", nil, fmt.Errorf("reading %s: %w", src.File, err)
 	}
 	set := buildfile.SetArgAt
-	if src.MakefileVar != "" {
+	switch {
+	case src.MakefileVar != "":
 		set = buildfile.SetVarAt
+	case src.TextFile != "":
+		set = SetTextValue
 	}
 	out, err := set(data, src.Line, value)
 	if err != nil {

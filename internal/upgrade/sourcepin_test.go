@@ -24,6 +24,9 @@ func TestSourcePin(t *testing.T) {
 		{"makefile variable", "{makefile-var: FOO_VERSION, makefile: ../../Makefile}", "packages/system/foo/Makefile",
 			"FOO_VERSION ?= v1.2.3  # the pin\nimage:\n\tdocker build --build-arg VERSION=$(FOO_VERSION) images/foo\n",
 			"FOO_VERSION ?= v1.3.0  # the pin\nimage:\n\tdocker build --build-arg VERSION=$(FOO_VERSION) images/foo\n"},
+		{"whole file", "{file: ./GIT_TAG}", unit + "/GIT_TAG", "v1.2.3\n", "v1.3.0\n"},
+		{"whole file, no newline, white space kept", "{file: ./GIT_TAG}", unit + "/GIT_TAG", "\n v1.2.3\t", "\n v1.3.0\t"},
+		{"whole file, prefix", "{file: ../../VERSION, prefix: v}", "packages/system/foo/VERSION", "1.2.3\r\n", "1.3.0\r\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -240,7 +240,7 @@ func Plan(ctx context.Context, in Input, toCommit string) (*Result, error) {
 		res.Pin.File = file
 		res.Writes = append([]Write{{Path: file, Data: data}}, res.Writes...)
 		if in.Root != "" {
-			if res.Writes, err = moveVersions(in.Root, in.Spec, in.To, res.Writes); err != nil {
+			if res.Writes, err = moveVersions(in.Root, in.Spec, in.To, w.cur, res.Writes); err != nil {
 				return nil, err
 			}
 		}

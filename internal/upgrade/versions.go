@@ -5,19 +5,34 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strings"
+
+	"golang.org/x/mod/modfile"
 
 	"github.com/patchkit/patchkit/internal/buildfile"
 	"github.com/patchkit/patchkit/internal/series"
 	"github.com/patchkit/patchkit/internal/spec"
 	"github.com/patchkit/patchkit/internal/stamp/expr"
+	"github.com/patchkit/patchkit/internal/tree"
 )
 
 // moveVersions adds to writes the edits that set every upstream.versions
 // place of s to newRef, as that place spells it. A file that writes already
 // rewrites (the pin's own file) is edited in its new bytes, so the pin and
-// every place are one write set: Apply writes them all or none.
-func moveVersions(root string, s *spec.Spec, newRef string, writes []Write) ([]Write, error) {
+// every place are one write set: Apply writes them all or none. A go place
+// (spelling go: a GOLANG_VERSION) is raised to the go directive of the
+// go.mod at the root of newTree (the new ref with the kept series) when it
+// is below it, and left as it is otherwise, or when newTree is nil or has no
+// go directive.
+func moveVersions(root string, s *spec.Spec, newRef string, newTree tree.Source, writes []Write) ([]Write, error) {
+	goDirective, err := goDirectiveOf(newTree)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.File, err)
+	}
 	for _, v := range s.Upstream.Versions {
+		if v.Spelling == spec.SpellingGo && goDirective == "" {
+			continue
+		}
 		i := -1
 		for k, w := range writes {
 			if w.Path == v.File && !w.Delete {
@@ -34,7 +49,20 @@ func moveVersions(root string, s *spec.Spec, newRef string, writes []Write) ([]W
 			}
 			data = b
 		}
-		out, err := SetVersion(data, v, v.Spell(newRef))
+		value := v.Spell(newRef)
+		if v.Spelling == spec.SpellingGo {
+			have, _, err := spec.ReadVersionData(data, v)
+			if err != nil {
+				return nil, fmt.Errorf("%s: moving %s: %w", s.File, v, err)
+			}
+			if value, err = spec.GoNeeds(have, goDirective); err != nil {
+				return nil, fmt.Errorf("%s: moving %s: %w", s.File, v, err)
+			}
+			if value == have {
+				continue
+			}
+		}
+		out, err := SetVersion(data, v, value)
 		if err != nil {
 			return nil, fmt.Errorf("%s: moving %s: %w", s.File, v, err)
 		}
@@ -60,6 +88,8 @@ func SetVersion(data []byte, v spec.Version, value string) ([]byte, error) {
 		return buildfile.SetArgAt(data, line, value)
 	case v.MakefileVar != "":
 		return buildfile.SetVarAt(data, line, value)
+	case v.WholeFile:
+		return SetTextValue(data, line, value)
 	}
 	p, err := expr.ParsePath(v.Key)
 	if err != nil {
@@ -70,6 +100,40 @@ func SetVersion(data []byte, v spec.Version, value string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: a list item is not a key: value line", v.Key)
 	}
 	return SetYAMLValue(data, line, last.Key, value)
+}
+
+// SetTextValue returns data, a file whose whole content is one value (see
+// spec.ReadTextValue), with the value on line replaced by value, the white
+// space around it and the line ending kept.
+func SetTextValue(data []byte, line int, value string) ([]byte, error) {
+	return buildfile.EditLine(data, line, func(body []byte) (string, error) {
+		old := strings.TrimSpace(string(body))
+		if old == "" {
+			return "", fmt.Errorf("line %d: no value", line)
+		}
+		i := strings.Index(string(body), old)
+		return string(body[:i]) + value + string(body[i+len(old):]), nil
+	})
+}
+
+// goDirectiveOf returns the go directive of the go.mod at the root of t
+// (1.24.0), or "" when t is nil, has no go.mod or the go.mod no directive.
+func goDirectiveOf(t tree.Source) (string, error) {
+	if t == nil {
+		return "", nil
+	}
+	f, ok, err := t.Read("go.mod")
+	if err != nil || !ok {
+		return "", err
+	}
+	mf, err := modfile.ParseLax("go.mod", f.Data, nil)
+	if err != nil {
+		return "", fmt.Errorf("reading the new ref's go.mod: %w", err)
+	}
+	if mf.Go == nil {
+		return "", nil
+	}
+	return mf.Go.Version, nil
 }
 
 // dropFromReadme adds to writes the patch directory's README without the

@@ -40,7 +40,7 @@ patches: ./patches
 	if err != nil {
 		t.Fatal(err)
 	}
-	writes, err := moveVersions(root, s, "v1.15.11", []Write{{Path: file, Data: data}})
+	writes, err := moveVersions(root, s, "v1.15.11", nil, []Write{{Path: file, Data: data}})
 	if err != nil {
 		t.Fatalf("moveVersions() error = %v", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/patchkit/patchkit/internal/pipeline"
 	"github.com/patchkit/patchkit/internal/series"
 	"github.com/patchkit/patchkit/internal/spec"
+	"github.com/patchkit/patchkit/internal/tree"
 )
 
 // The checks, in the order they are reported for each patch.
@@ -143,7 +144,8 @@ func Image(ctx context.Context, env pipeline.Env, name string, opts ...Option) (
 		return nil, err
 	}
 	checks := append(v.flatten(), DockerfileChecks(env.Root, s)...)
-	checks = append(checks, VersionChecks(env.Root, s)...)
+	checks = append(checks, PinFileChecks(env.Root, s, checks)...)
+	checks = append(checks, VersionChecks(env.Root, s, v.patched)...)
 	checks = append(checks, StampChecks(env.Root, s, v.idents())...)
 	res := &Result{Image: name, Unit: s.Dir, Pin: s.Upstream.Ref, Checks: checks}
 	res.OK = !res.Failed()
@@ -193,6 +195,8 @@ type verifier struct {
 	// readme is the provenance the patch directory's README gives the
 	// patches whose headers say none, by file name.
 	readme map[string]series.Provenance
+	// patched is the pin with the series applied, once run has applied it.
+	patched tree.Source
 }
 
 // run runs the checks in order; apply first, since test needs the patched tree.
@@ -211,6 +215,7 @@ func (v *verifier) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	v.patched = state
 	v.checkHeaders(repo)
 	if err := v.checkCanonical(); err != nil {
 		return err

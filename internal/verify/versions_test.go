@@ -31,7 +31,7 @@ patches: p
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := VersionChecks(root, s)
+	got := VersionChecks(root, s, nil)
 	want := []struct{ status, msg string }{
 		{StatusFail, "images/kubeovn/Dockerfile:1 holds 1.15.9, but the pin v1.15.10 spells 1.15.10 there"},
 		{StatusPass, "images/kubeovn/Dockerfile:3 holds 1.15.10 (BASE)"},
