@@ -323,3 +323,65 @@ func fillEmpty(fr *fragment) (out []byte, expected, eofLine int) {
 	}
 	return out, hunkStart(0, fr), eofLine
 }
+
+// applyHunkFuzz applies a fragment that does not match exactly with GNU
+// patch's fuzz, as `patch -F maxFuzz` does: for fuzz 1, 2, ... maxFuzz, up to
+// fuzz of its leading and of its trailing context lines are dropped from the
+// hunk, and the rest is looked for from the expected line outwards, without
+// the start and end anchors; the tree keeps its own lines where the dropped
+// context was. It returns the fuzz used and applyHunk's results, or
+// applied < 0.
+func applyHunkFuzz(im *image, fr *fragment, maxFuzz int) (fuzz, applied, expected, eofLine int) {
+	type fl struct {
+		op gitdiff.LineOp
+		il imgLine
+	}
+	var ls []fl
+	lead, trail, seenChange := 0, 0, false
+	for l := range fr.all() {
+		ls = append(ls, fl{l.op, imgLine{s: l.text, hash: hashLine(l.text)}})
+		switch {
+		case l.op == gitdiff.OpContext && seenChange:
+			trail++
+		case l.op == gitdiff.OpContext:
+			lead++
+		default:
+			seenChange, trail = true, 0
+		}
+	}
+	pos := hunkStart(im.n(), fr)
+	h := prepareHunk(fr)
+	for f := 1; f <= maxFuzz; f++ {
+		dl, dt := min(f, lead), min(f, trail)
+		if dl == 0 && dt == 0 {
+			continue
+		}
+		var pre, post []imgLine
+		for _, l := range ls[dl : len(ls)-dt] {
+			switch l.op {
+			case gitdiff.OpContext:
+				pre, post = append(pre, l.il), append(post, l.il)
+			case gitdiff.OpDelete:
+				pre = append(pre, l.il)
+			case gitdiff.OpAdd:
+				post = append(post, l.il)
+			}
+		}
+		if len(pre) == 0 {
+			continue
+		}
+		at := findPos(im, pre, min(pos+dl, im.n()), false, false)
+		if at < 0 {
+			continue
+		}
+		if h.blankAtEOF > 0 && len(pre)+at >= im.n() {
+			eofLine = blankEOFLine(h.blankLine)
+		}
+		for i := range post {
+			post[i].patched = true
+		}
+		im.replace(at, len(pre), post)
+		return f, at - dl, pos, eofLine
+	}
+	return 0, -1, pos, 0
+}

@@ -56,6 +56,9 @@ type HunkResult struct {
 	Hunk string `json:"hunk"`
 	// Offset is the line offset from the position the hunk header gives; 0 at its place.
 	Offset int `json:"offset"`
+	// Fuzz is the fuzz GNU patch needed (apply.WithFuzz): context lines
+	// ignored at each end; 0 for an exact match.
+	Fuzz int `json:"fuzz,omitempty"`
 }
 
 // PatchResult is the verdict on one patch.
@@ -64,6 +67,9 @@ type PatchResult struct {
 	Status string       `json:"status"`
 	Errors []Problem    `json:"errors"`
 	Hunks  []HunkResult `json:"hunks,omitempty"`
+	// Warnings are whitespace errors under --whitespace=warn (git am's
+	// default): reported, and the patch applied.
+	Warnings []Problem `json:"warnings,omitempty"`
 	// Err is set when the tree could not be read while checking the patch; it
 	// wraps the source's error. The patch then failed for no fault of its own.
 	Err error `json:"-"`

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 
+	"github.com/patchkit/patchkit/internal/apply"
 	"github.com/patchkit/patchkit/internal/diag"
 	"github.com/patchkit/patchkit/internal/gomod"
 	"github.com/patchkit/patchkit/internal/refresh"
@@ -49,7 +50,7 @@ func Refresh(ctx context.Context, in RefreshInput) ([]Refreshed, error) {
 	if err != nil {
 		return nil, err
 	}
-	rendered, err := refresh.CanonicalBumps(ctx, gomod.Go{Offline: in.Offline}, src, in.Patches)
+	rendered, err := refresh.CanonicalBumps(ctx, gomod.Go{Offline: in.Offline}, src, in.Patches, apply.ForTool(in.Spec.Apply.Whitespace, in.Spec.Apply.Fuzz)...)
 	var na *refresh.NotApplyingError
 	if errors.As(err, &na) {
 		return nil, fmt.Errorf("%w: %v", diag.ErrFindings, err)

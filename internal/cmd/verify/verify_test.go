@@ -144,6 +144,17 @@ func TestVerify(t *testing.T) {
 			},
 		},
 		{
+			name: "whitespace under git am warns",
+			spec: "apply:\n  tool: git-am\n  args: [--committer-date-is-author-date]\n",
+			files: map[string]string{
+				"0001-ws.diff": header("ws", "vendor", "", "Forwarded: no") + newFile("ws.txt", "trailing   "),
+			},
+			want: []expect{
+				{patch: "0001-ws.diff", check: "apply", status: "pass"},
+				{patch: "0001-ws.diff", check: "whitespace", status: "warn", line: 10, contains: []string{"1 whitespace error (git am --committer-date-is-author-date warns and applies)", "patches/img/0001-ws.diff:10: ws.txt: trailing whitespace"}},
+			},
+		},
+		{
 			name: "patches that do not parse",
 			files: map[string]string{
 				"0001-badkind.diff": "Subject: x\nOrigin: sideways, " + up.fix + "\n\n" + newFile("a.txt", "a"),
