@@ -151,6 +151,7 @@ func parseMail(shown string, raw []byte, o Options, opts []Option) ([]*Patch, er
 		if err != nil {
 			return nil, mailPartError(err, firsts[k])
 		}
+		p.Mailbox = shown
 		out = append(out, p)
 	}
 	return out, nil
@@ -164,4 +165,16 @@ func mailPartError(err error, first int) error {
 		return &c
 	}
 	return err
+}
+
+// CheckRewritable refuses, as bad input naming the file, a series that holds
+// a mailbox of several mails: upgrade and refresh write one patch per file,
+// and would write each mail to a file of its own beside the mailbox.
+func CheckRewritable(patches []*Patch) error {
+	for _, p := range patches {
+		if p.Mailbox != "" {
+			return diag.Inputf(p.Mailbox, 0, "a mailbox of several mails: patchkit rewrites one patch per file; split it first (git mailsplit, or git am and git format-patch)")
+		}
+	}
+	return nil
 }

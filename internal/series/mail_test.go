@@ -153,3 +153,28 @@ func TestReadSeriesFile(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadMailbox: a mailbox of several mails gives a patch per mail, named
+// FILE#N, and upgrade and refresh refuse to rewrite it (CheckRewritable).
+func TestLoadMailbox(t *testing.T) {
+	from := "From 8c5b0e1f2a3b4c5d6e7f8091a2b3c4d5e6f70819 Mon Sep 17 00:00:00 2001\n"
+	mail := func(subject, old, new string) string {
+		return from + "From: A <a@example.com>\nSubject: [PATCH] " + subject + "\n\n---\n" +
+			"diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-" + old + "\n+" + new + "\n-- \n2.47.3\n\n"
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "all.patch"), []byte(mail("one", "a", "b")+mail("two", "b", "c")), 0o644)
+	ps, err := Load(dir, "p", WithMail(false))
+	if err != nil || len(ps) != 2 {
+		t.Fatalf("Load() = %v, %v; want two patches", ps, err)
+	}
+	if ps[0].Path != "p/all.patch#1" || ps[1].Path != "p/all.patch#2" || ps[1].Header.Subject != "two" || ps[1].Mailbox != "p/all.patch" {
+		t.Errorf("Load() = %s %s (%q, mailbox %q), want p/all.patch#1, #2", ps[0].Path, ps[1].Path, ps[1].Header.Subject, ps[1].Mailbox)
+	}
+	if err := CheckRewritable(ps); err == nil || !strings.Contains(err.Error(), "p/all.patch: a mailbox of several mails") {
+		t.Errorf("CheckRewritable() = %v, want the mailbox refused", err)
+	}
+	if err := CheckRewritable([]*Patch{{Path: "p/x.patch"}}); err != nil {
+		t.Errorf("CheckRewritable(one patch per file) = %v, want nil", err)
+	}
+}

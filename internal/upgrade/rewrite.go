@@ -42,6 +42,9 @@ type Refreshed struct {
 // writes those that changed, as one transaction. A patch that does not
 // apply at the pin is a finding (diag.ErrFindings), and nothing is written.
 func Refresh(ctx context.Context, in RefreshInput) ([]Refreshed, error) {
+	if err := series.CheckRewritable(in.Patches); err != nil {
+		return nil, err
+	}
 	want, err := selected(in.Spec, in.Patches, in.Names)
 	if err != nil {
 		return nil, err

@@ -201,6 +201,9 @@ func Target(c *upstream.Cache, s *spec.Spec, to string) (string, error) {
 // ref and rendered canonically, or rebased with Merge3 when they do not
 // apply.
 func Plan(ctx context.Context, in Input, toCommit string) (*Result, error) {
+	if err := series.CheckRewritable(in.Patches); err != nil {
+		return nil, err
+	}
 	rep, err := obsolete.Check(ctx, obsolete.Input{
 		Cache: in.Cache, Spec: in.Spec, PinCommit: in.PinCommit, Patches: in.Patches, Refs: []string{in.To},
 	})
