@@ -1,6 +1,7 @@
 // Package apply applies a patch series to an in-memory tree, with the verdicts
-// of `git apply --whitespace=error`, and writes nothing until the whole series
-// has applied.
+// of `git apply --whitespace=error` (or, with ForTool, of the unit's tool: git
+// am's whitespace warnings, GNU patch's fuzz), and writes nothing until the
+// whole series has applied.
 package apply
 
 import (
