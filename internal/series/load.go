@@ -30,6 +30,47 @@ import (
 // Patch per mail.
 func Load(dir string, display string, opts ...Option) ([]*Patch, error) {
 	o := buildOptions(opts)
+	files, err := Files(dir, display, opts...)
+	if err != nil {
+		return nil, err
+	}
+	patches := make([]*Patch, 0, len(files))
+	for _, f := range files {
+		raw, err := readPatch(filepath.Join(dir, filepath.FromSlash(f.Name)), f.Path)
+		if err != nil {
+			return nil, err
+		}
+		if raw == nil {
+			if o.SeriesFile != "" {
+				return nil, diag.Inputf(o.SeriesShown, f.Line, "%s is a directory, not a patch", f.Name)
+			}
+			continue // a symbolic link to a directory
+		}
+		ps, err := ParseFile(f.Path, raw, f.Options...)
+		if err != nil {
+			return nil, err
+		}
+		patches = append(patches, ps...)
+	}
+	return patches, nil
+}
+
+// File is one file of a series, as Files lists it.
+type File struct {
+	// Name is its path relative to the patch directory, Path as messages
+	// name it (display + "/" + Name).
+	Name, Path string
+	// Line is the series file's line that names it (0 for the glob).
+	Line int
+	// Options parse it: the series' own, with its -p<n> from the series file.
+	Options []Option
+}
+
+// Files lists the files of the series in dir in the order they apply, as
+// Load reads them: the glob's, or the series file's (WithSeriesFile). It
+// reads no patch.
+func Files(dir, display string, opts ...Option) ([]File, error) {
+	o := buildOptions(opts)
 	var entries []seriesEntry
 	if o.SeriesFile != "" {
 		var err error
@@ -45,43 +86,32 @@ func Load(dir string, display string, opts ...Option) ([]*Patch, error) {
 			entries = append(entries, seriesEntry{name: n})
 		}
 	}
-
-	patches := make([]*Patch, 0, len(entries))
+	out := make([]File, 0, len(entries))
 	for _, e := range entries {
-		name := e.name
-		shown := name
+		f := File{Name: e.name, Path: e.name, Line: e.line, Options: opts}
 		if display != "" {
-			shown = strings.TrimSuffix(display, "/") + "/" + name
+			f.Path = strings.TrimSuffix(display, "/") + "/" + e.name
 		}
-		raw, err := readPatch(filepath.Join(dir, filepath.FromSlash(name)), shown)
-		if err != nil {
-			return nil, err
-		}
-		if raw == nil {
-			if o.SeriesFile != "" {
-				return nil, diag.Inputf(o.SeriesShown, e.line, "%s is a directory, not a patch", name)
-			}
-			continue // a symbolic link to a directory
-		}
-		popts := opts
 		if e.strip != 0 {
-			popts = append(append([]Option(nil), opts...), WithStrip(e.strip))
+			f.Options = append(append([]Option(nil), opts...), WithStrip(e.strip))
 		}
-		if o.Mail {
-			ps, err := parseMail(shown, raw, o, popts)
-			if err != nil {
-				return nil, err
-			}
-			patches = append(patches, ps...)
-			continue
-		}
-		p, err := Parse(shown, raw, popts...)
-		if err != nil {
-			return nil, err
-		}
-		patches = append(patches, p)
+		out = append(out, f)
 	}
-	return patches, nil
+	return out, nil
+}
+
+// ParseFile parses one file of a series as Load does: with Mail, as git am
+// reads it (a mailbox of several mails gives a Patch per mail); else the one
+// Patch Parse gives.
+func ParseFile(shown string, raw []byte, opts ...Option) ([]*Patch, error) {
+	if o := buildOptions(opts); o.Mail {
+		return parseMail(shown, raw, o, opts)
+	}
+	p, err := Parse(shown, raw, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return []*Patch{p}, nil
 }
 
 // globNames lists the patch files of dir as the shell glob sorts them in

@@ -155,6 +155,20 @@ func TestVerify(t *testing.T) {
 			},
 		},
 		{
+			name: "a file git am cannot read, in a series file's order",
+			spec: "apply:\n  tool: git-am\n  order: series\n",
+			files: map[string]string{
+				"b-good.diff": header("good", "vendor", "", "Forwarded: no") + newFile("b.txt", "b"),
+				"a-bare.diff": newFile("a.txt", "a"),
+				"series":      "b-good.diff\na-bare.diff\n",
+			},
+			code: 1,
+			want: []expect{
+				{patch: "b-good.diff", check: "apply", status: "pass"},
+				{patch: "a-bare.diff", check: "apply", status: "fail", line: 1, contains: []string{"not a mail: git am reads each file as a mailbox"}},
+			},
+		},
+		{
 			name: "patches that do not parse",
 			files: map[string]string{
 				"0001-badkind.diff": "Subject: x\nOrigin: sideways, " + up.fix + "\n\n" + newFile("a.txt", "a"),
