@@ -315,3 +315,31 @@ func TestApplyGitAmCRLF(t *testing.T) {
 	}
 	sameTree(t, gittest.Checkout(t, out), want)
 }
+
+// TestRefreshAndUpgradeGitAm: refresh and upgrade apply the series as the
+// unit's tool does: under git am a patch with whitespace errors is carried,
+// not a conflict, and the files they write are mails real git am applies.
+func TestRefreshAndUpgradeGitAm(t *testing.T) {
+	m := newMailSeries(t, gitAmSpec)
+	m.up.Write("c.txt", "new upstream file\n")
+	m.up.Release("v2", "v2")
+
+	if code, stdout, stderr := m.run(t, "refresh", "img"); code != 0 {
+		t.Fatalf("refresh exit = %d, want 0\n%s%s", code, stdout, stderr)
+	}
+	gitAm(t, m.up, nil, m.patches...) // still mails git am applies at v1
+	if code, stdout, stderr := m.run(t, "upgrade", "img", "--to", "v2"); code != 0 {
+		t.Fatalf("upgrade --to v2 exit = %d, want 0\n%s%s", code, stdout, stderr)
+	}
+	spec, _ := os.ReadFile(filepath.Join(m.root, "images", "img", "patchkit.yaml"))
+	if !strings.Contains(string(spec), "ref: v2") {
+		t.Fatalf("spec after upgrade =\n%s\nwant the pin at v2", spec)
+	}
+	patches, _ := filepath.Glob(filepath.Join(m.dir, "*.patch"))
+	wt := filepath.Join(t.TempDir(), "wt")
+	gittest.Run(m.up.Dir, nil, "clone", "-q", m.up.Dir, wt)
+	gittest.Run(wt, nil, "checkout", "-q", "v2")
+	if o, e, err := gittest.Run(wt, nil, append([]string{"am"}, patches...)...); err != nil || len(patches) != 3 {
+		t.Fatalf("git am of the upgraded series (%d files) at v2: %v\n%s%s", len(patches), err, o, e)
+	}
+}
