@@ -20,6 +20,8 @@ type options struct {
 	// fuzz is GNU patch's fuzz factor: a hunk whose context does not match
 	// applies with up to fuzz leading and trailing context lines ignored.
 	fuzz int
+	// loose matches as GNU patch -l does: runs of blanks are equal.
+	loose bool
 	// maxBinary limits the size of one binary fragment (0: go-gitdiff's default).
 	maxBinary int64
 }
@@ -50,17 +52,24 @@ func WithWhitespace(rule string) Option {
 // lines, as `patch -F n` does. 0, the default, is git apply's exact context.
 func WithFuzz(n int) Option { return func(o *options) { o.fuzz = n } }
 
+// WithLooseWhitespace matches a hunk's lines as GNU `patch -l` does: runs
+// of spaces and tabs compare equal, when the exact match fails.
+func WithLooseWhitespace() Option { return func(o *options) { o.loose = true } }
+
 // ForTool are the options of the tool a unit's recipe applies its series
 // with (spec.Apply): its whitespace rule (error, warn or nowarn; "" is
 // error) and GNU patch's fuzz factor (0 for git's tools). Every command that
 // applies a unit's series as its build does passes them.
-func ForTool(whitespace string, fuzz int) []Option {
+func ForTool(whitespace string, fuzz int, loose bool) []Option {
 	if whitespace == "" {
 		whitespace = "error"
 	}
 	opts := []Option{WithWhitespace(whitespace)}
 	if fuzz > 0 {
 		opts = append(opts, WithFuzz(fuzz))
+	}
+	if loose {
+		opts = append(opts, WithLooseWhitespace())
 	}
 	return opts
 }

@@ -153,6 +153,8 @@ func TestFuzzAppliesAsGNUPatch(t *testing.T) {
 		base          string
 		change, drift func(string) string
 		fuzz, maxFuzz int
+		loose         bool // patch -l
+		fails         bool // GNU patch rejects the hunk
 	}{
 		{name: "first leading context line changed", base: old, fuzz: 1, maxFuzz: 2,
 			change: func(s string) string { return setLine(s, 20, "line 20 patched") },
@@ -165,11 +167,23 @@ func TestFuzzAppliesAsGNUPatch(t *testing.T) {
 			drift: func(s string) string {
 				return "new 1\nnew 2\nnew 3\n" + setLine(setLine(s, 17, "line 17 drifted"), 18, "line 18 drifted")
 			}},
-		{name: "needs fuzz 2 but -F1", base: old, fuzz: 0, maxFuzz: 1,
+		{name: "needs fuzz 2 but -F1", base: old, fails: true, maxFuzz: 1,
 			change: func(s string) string { return setLine(s, 20, "line 20 patched") },
 			drift: func(s string) string {
 				return setLine(setLine(s, 17, "line 17 drifted"), 18, "line 18 drifted")
 			}},
+		{name: "-l: blanks turned into a tab, the tree's context kept", base: old, loose: true,
+			change: func(s string) string { return setLine(s, 20, "line 20 patched") },
+			drift:  func(s string) string { return setLine(setLine(s, 20, "line\t20"), 19, "line   19") }},
+		{name: "-l: trailing blanks in the tree", base: old, loose: true, maxFuzz: 2,
+			change: func(s string) string { return setLine(s, 20, "line 20 patched") },
+			drift:  func(s string) string { return setLine(s, 20, "line 20  ") }},
+		{name: "-l: a blank the tree lacks", base: old, loose: true, maxFuzz: 2, fails: true,
+			change: func(s string) string { return setLine(s, 20, "line 20 patched") },
+			drift:  func(s string) string { return setLine(s, 20, "line20") }},
+		{name: "blanks turned into a tab, without -l", base: old, maxFuzz: 2, fails: true,
+			change: func(s string) string { return setLine(s, 20, "line 20 patched") },
+			drift:  func(s string) string { return setLine(s, 20, "line\t20") }},
 		{name: "lines fuzz keeps occur twice", base: twice, fuzz: 1, maxFuzz: 2,
 			change: func(s string) string {
 				return strings.Replace(s, block("ctx f"), strings.Replace(block("ctx f"), "the line", "the line patched", 1), 1)
@@ -189,22 +203,28 @@ func TestFuzzAppliesAsGNUPatch(t *testing.T) {
 			base := tree.Map{"f.txt": {Mode: tree.Regular, Data: []byte(c.drift(c.base))}}
 			f := writePatch(t, patchText)
 			wt := workTree(t, base)
-			gnu := exec.Command("patch", "-p1", "--no-backup-if-mismatch", "-F"+strconv.Itoa(c.maxFuzz), "-i", f)
+			args := []string{"-p1", "--no-backup-if-mismatch", "-F" + strconv.Itoa(c.maxFuzz), "-i", f}
+			opts := []Option{WithFuzz(c.maxFuzz)}
+			if c.loose {
+				args = append(args, "-l")
+				opts = append(opts, WithLooseWhitespace())
+			}
+			gnu := exec.Command("patch", args...)
 			gnu.Dir = wt
 			out, gnuErr := gnu.CombinedOutput()
 			wantFuzz := 0
 			if m := gnuFuzzRe.FindStringSubmatch(string(out)); m != nil && gnuErr == nil {
 				wantFuzz, _ = strconv.Atoi(m[2])
 			}
-			if wantFuzz != c.fuzz {
-				t.Fatalf("GNU patch fuzz = %d, the case expects %d:\n%s", wantFuzz, c.fuzz, out)
+			if wantFuzz != c.fuzz || (gnuErr != nil) != c.fails {
+				t.Fatalf("GNU patch fuzz = %d, error %v; the case expects fuzz %d, failing %v:\n%s", wantFuzz, gnuErr, c.fuzz, c.fails, out)
 			}
 			p, err := series.Parse(f, []byte(patchText))
 			if err != nil {
 				t.Fatal(err)
 			}
-			res := Series(base, []*series.Patch{p}, WithFuzz(c.maxFuzz))
-			if c.fuzz == 0 {
+			res := Series(base, []*series.Patch{p}, opts...)
+			if c.fails {
 				if res.OK {
 					t.Fatalf("Series() applied, GNU patch -F%d fails:\n%s", c.maxFuzz, out)
 				}

@@ -359,8 +359,8 @@ func (s *stage) applyText(fp *filePatch, img []byte) bool {
 	for i, fr := range fp.frags {
 		applied, expected, eofLine := applyHunk(im, fr)
 		fuzz := 0
-		if applied < 0 && s.a.opts.fuzz > 0 {
-			fuzz, applied, expected, eofLine = applyHunkFuzz(im, fr, s.a.opts.fuzz)
+		if applied < 0 && (s.a.opts.fuzz > 0 || s.a.opts.loose) {
+			fuzz, applied, expected, eofLine = applyHunkGNU(im, fr, s.a.opts.fuzz, s.a.opts.loose)
 		}
 		if applied < 0 {
 			s.res.Errors = append(s.res.Errors, conflictProblem(s.file, fp, i+1, fr, orig))

@@ -112,7 +112,7 @@ func Prepare(ctx context.Context, in Input) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	tool := apply.ForTool(in.Spec.Apply.Whitespace, in.Spec.Apply.Fuzz)
+	tool := apply.ForTool(in.Spec.Apply.Whitespace, in.Spec.Apply.Fuzz, in.Spec.Apply.Loose)
 	old := apply.New(pinSrc, tool...)
 	for _, q := range in.Patches[:in.Index] {
 		if r := old.Apply(q); r.Status != apply.StatusApplied {

@@ -104,7 +104,7 @@ func New(root string, s *spec.Spec, opts ...Option) (*Gate, error) {
 	}
 	g := &Gate{
 		specFile:  s.File,
-		applyOpts: apply.ForTool(s.Apply.Whitespace, s.Apply.Fuzz),
+		applyOpts: apply.ForTool(s.Apply.Whitespace, s.Apply.Fuzz, s.Apply.Loose),
 		pkg:       s.Test.Package,
 		pattern:   s.Test.Run,
 		progress:  io.Discard,

@@ -135,7 +135,7 @@ func SeriesOptions(s *spec.Spec) []series.Option {
 // (apply.tool and apply.args): its whitespace rule, and GNU patch's fuzz.
 // Every command that applies the series as the build does uses them.
 func ApplyOptions(s *spec.Spec) []apply.Option {
-	return apply.ForTool(s.Apply.Whitespace, s.Apply.Fuzz)
+	return apply.ForTool(s.Apply.Whitespace, s.Apply.Fuzz, s.Apply.Loose)
 }
 
 // Open runs Prepare's stages 3 and 4 for a spec already loaded: it opens the

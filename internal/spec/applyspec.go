@@ -36,6 +36,8 @@ type Apply struct {
 	Whitespace string `yaml:"-"`
 	// Fuzz is GNU patch's fuzz factor (-F N, default 2); 0 for git's tools.
 	Fuzz int `yaml:"-"`
+	// Loose is GNU patch -l (--ignore-whitespace): runs of blanks match.
+	Loose bool `yaml:"-"`
 	// KeepCR is git am --keep-cr: the CR of a CRLF line stays. git am
 	// (mailsplit) strips it by default.
 	KeepCR bool `yaml:"-"`
@@ -215,6 +217,10 @@ func (s *Spec) readArgs() error {
 				a.Fuzz = n
 				continue
 			}
+			if arg == "-l" || arg == "--ignore-whitespace" {
+				a.Loose = true
+				continue
+			}
 			if contains(patchNeutral, arg) {
 				continue
 			}
@@ -261,7 +267,7 @@ var patchNeutral = []string{"-N", "--forward", "-s", "--silent", "--quiet", "--n
 func modelled(tool string) []string {
 	switch tool {
 	case ToolPatch:
-		return append([]string{"-p<n>", "--strip=<n>", "-F <n>", "--fuzz=<n>"}, patchNeutral...)
+		return append([]string{"-p<n>", "--strip=<n>", "-F <n>", "--fuzz=<n>", "-l"}, patchNeutral...)
 	case ToolGitAm:
 		return append([]string{"-p<n>", "--directory=<dir>", "--whitespace=<error|warn|nowarn>", "--keep-cr"}, gitNeutral(tool)...)
 	}

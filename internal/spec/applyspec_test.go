@@ -42,6 +42,9 @@ func TestLoadApply(t *testing.T) {
 		{name: "patch --strip=1 keeps the default fuzz", yaml: "apply:\n  tool: patch\n  args: [--strip=1]\n",
 			want:  Apply{Tool: ToolPatch, Args: []string{"--strip=1"}, Order: OrderGlob, Whitespace: WhitespaceNowarn, Fuzz: DefaultFuzz},
 			strip: 1},
+		{name: "patch -l", yaml: "apply:\n  tool: patch\n  args: [-p1, -l]\n",
+			want:  Apply{Tool: ToolPatch, Args: []string{"-p1", "-l"}, Order: OrderGlob, Whitespace: WhitespaceNowarn, Fuzz: DefaultFuzz, Loose: true},
+			strip: 1},
 		{name: "order series, default file in the patch directory", yaml: "apply:\n  order: series\n",
 			want: Apply{Tool: ToolGitApply, Order: OrderSeries, Series: "images/x/patches/series", Whitespace: WhitespaceError}},
 		{name: "order series, its own file", yaml: "apply:\n  order: series\n  series: ./order\n",
@@ -58,7 +61,7 @@ func TestLoadApply(t *testing.T) {
 			}
 			a := s.Apply
 			if a.Tool != tt.want.Tool || a.Order != tt.want.Order || a.Series != tt.want.Series || a.Whitespace != tt.want.Whitespace ||
-				a.Fuzz != tt.want.Fuzz || a.KeepCR != tt.want.KeepCR || !slices.Equal(a.Args, tt.want.Args) {
+				a.Fuzz != tt.want.Fuzz || a.KeepCR != tt.want.KeepCR || a.Loose != tt.want.Loose || !slices.Equal(a.Args, tt.want.Args) {
 				t.Errorf("Apply = %+v, want %+v", a, tt.want)
 			}
 			if s.Series.Strip != tt.strip || s.Series.Directory != tt.directory || s.Series.Recount != tt.recount {
@@ -85,7 +88,7 @@ func TestLoadApplyErrors(t *testing.T) {
 		{"whitespace typo", "apply:\n  args: [--whitespace=eror]\n", 4, "apply.args[0]", "want --whitespace=error, error-all, warn or nowarn"},
 		{"-p0", "apply:\n  tool: git-am\n  args: [-p0]\n", 5, "apply.args[0]", "-p0 is not supported"},
 		{"patch without -p", "apply:\n  tool: patch\n", 4, "apply.tool", "patch without -p<n> keeps only each file's base name"},
-		{"patch -l", "apply:\n  tool: patch\n  args: [-p1, -l]\n", 5, "apply.args[1]", "-l: not a flag patchkit models for patch"},
+		{"patch -R", "apply:\n  tool: patch\n  args: [-p1, -R]\n", 5, "apply.args[1]", "-R: not a flag patchkit models for patch"},
 		{"patch bad fuzz", "apply:\n  tool: patch\n  args: [-p1, --fuzz=x]\n", 5, "apply.args[1]", "want a fuzz factor"},
 		{"-p contradicts patches.strip", "upstream: {url: file:///x, ref: v1}\npatches: {dir: ./patches, strip: 2}\napply:\n  args: [-p1]\n", 4, "apply.args[0]", "-p1 contradicts patches.strip: 2 on line 2"},
 		{"series without order series", "apply:\n  series: ./patches/series\n", 4, "apply.series", "is read only with order: series"},

@@ -53,7 +53,7 @@ func Refresh(ctx context.Context, in RefreshInput) ([]Refreshed, error) {
 	if err != nil {
 		return nil, err
 	}
-	rendered, err := refresh.CanonicalBumps(ctx, gomod.Go{Offline: in.Offline}, src, in.Patches, apply.ForTool(in.Spec.Apply.Whitespace, in.Spec.Apply.Fuzz)...)
+	rendered, err := refresh.CanonicalBumps(ctx, gomod.Go{Offline: in.Offline}, src, in.Patches, apply.ForTool(in.Spec.Apply.Whitespace, in.Spec.Apply.Fuzz, in.Spec.Apply.Loose)...)
 	var na *refresh.NotApplyingError
 	if errors.As(err, &na) {
 		return nil, fmt.Errorf("%w: %v", diag.ErrFindings, err)

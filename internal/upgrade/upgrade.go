@@ -219,7 +219,7 @@ func Plan(ctx context.Context, in Input, toCommit string) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Source: newSrc, Pin: PinMove{From: in.Spec.Upstream.Ref, FromCommit: in.PinCommit, To: in.To, ToCommit: toCommit}}
-	tool := apply.ForTool(in.Spec.Apply.Whitespace, in.Spec.Apply.Fuzz)
+	tool := apply.ForTool(in.Spec.Apply.Whitespace, in.Spec.Apply.Fuzz, in.Spec.Apply.Loose)
 	w := &walker{old: apply.New(pinSrc, tool...), cur: apply.New(newSrc, tool...), ctx: ctx, src: newSrc, goCmd: in.Go}
 	for i, p := range in.Patches {
 		verdict := rep.Patches[i].Results[0]
