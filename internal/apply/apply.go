@@ -14,6 +14,14 @@ type Option func(*options)
 type options struct {
 	reverse bool
 	noWS    bool
+	// wsWarn reports whitespace errors as warnings (PatchResult.Warnings),
+	// as git's default --whitespace=warn does, instead of failing the patch.
+	wsWarn bool
+	// fuzz is GNU patch's fuzz factor: a hunk whose context does not match
+	// applies with up to fuzz leading and trailing context lines ignored.
+	fuzz int
+	// loose matches as GNU patch -l does: runs of blanks are equal.
+	loose bool
 	// maxBinary limits the size of one binary fragment (0: go-gitdiff's default).
 	maxBinary int64
 }
@@ -28,6 +36,43 @@ func WithReverse() Option { return func(o *options) { o.reverse = true } }
 // before a tab in the indent or new blank lines at the end of a file are then
 // not problems.
 func WithoutWhitespaceCheck() Option { return func(o *options) { o.noWS = true } }
+
+// WithWhitespace sets the whitespace rule, as `git apply --whitespace=`
+// does: "error" (the default) fails a patch with whitespace errors, "warn"
+// reports them in PatchResult.Warnings and applies it, "nowarn" checks
+// nothing (WithoutWhitespaceCheck).
+func WithWhitespace(rule string) Option {
+	return func(o *options) {
+		o.noWS, o.wsWarn = rule == "nowarn", rule == "warn"
+	}
+}
+
+// WithFuzz applies a hunk whose context does not match exactly with GNU
+// patch's fuzz: ignoring up to n of its leading and of its trailing context
+// lines, as `patch -F n` does. 0, the default, is git apply's exact context.
+func WithFuzz(n int) Option { return func(o *options) { o.fuzz = n } }
+
+// WithLooseWhitespace matches a hunk's lines as GNU `patch -l` does: runs
+// of spaces and tabs compare equal, when the exact match fails.
+func WithLooseWhitespace() Option { return func(o *options) { o.loose = true } }
+
+// ForTool are the options of the tool a unit's recipe applies its series
+// with (spec.Apply): its whitespace rule (error, warn or nowarn; "" is
+// error) and GNU patch's fuzz factor (0 for git's tools). Every command that
+// applies a unit's series as its build does passes them.
+func ForTool(whitespace string, fuzz int, loose bool) []Option {
+	if whitespace == "" {
+		whitespace = "error"
+	}
+	opts := []Option{WithWhitespace(whitespace)}
+	if fuzz > 0 {
+		opts = append(opts, WithFuzz(fuzz))
+	}
+	if loose {
+		opts = append(opts, WithLooseWhitespace())
+	}
+	return opts
+}
 
 // withMaxBinaryBytes limits the size of one binary fragment; a test seam for
 // the fuzz target.
@@ -91,7 +136,7 @@ func (a *Applier) Changes() map[string]*tree.File {
 // Apply applies one patch to the current state, atomically: on any problem
 // nothing of this patch is kept, and the result lists every problem found.
 // A patch with whitespace errors fails, as with `git apply --whitespace=error`,
-// unless WithoutWhitespaceCheck was given.
+// unless WithoutWhitespaceCheck or WithWhitespace("warn") was given.
 func (a *Applier) Apply(p *series.Patch) PatchResult {
 	res := PatchResult{Status: StatusApplied, Errors: []Problem{}}
 	if p == nil {

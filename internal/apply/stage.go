@@ -76,7 +76,7 @@ func (s *stage) run() {
 		sort.Slice(inOrder, func(i, j int) bool { return inOrder[i].index < inOrder[j].index })
 		for _, fp := range inOrder {
 			if !fp.isBinary {
-				s.res.Errors = append(s.res.Errors, parseWhitespace(fp, s.a.opts.reverse, s.file)...)
+				s.whitespace(parseWhitespace(fp, s.a.opts.reverse, s.file)...)
 			}
 		}
 	}
@@ -358,11 +358,16 @@ func (s *stage) applyText(fp *filePatch, img []byte) bool {
 	im := newImage(append([]imgLine(nil), orig...))
 	for i, fr := range fp.frags {
 		applied, expected, eofLine := applyHunk(im, fr)
+		fuzz := 0
+		if applied < 0 && (s.a.opts.fuzz > 0 || s.a.opts.loose) {
+			fuzz, applied, expected, eofLine = applyHunkGNU(im, fr, s.a.opts.fuzz, s.a.opts.loose)
+		}
 		if applied < 0 {
 			s.res.Errors = append(s.res.Errors, conflictProblem(s.file, fp, i+1, fr, orig))
 			return false
 		}
 		s.applied(fp, fr, applied, expected, eofLine)
+		s.res.Hunks[len(s.res.Hunks)-1].Fuzz = fuzz
 	}
 	fp.result = im.bytes()
 	return true
@@ -373,11 +378,21 @@ func (s *stage) applyText(fp *filePatch, img []byte) bool {
 func (s *stage) applied(fp *filePatch, fr *fragment, at, expected, eofLine int) {
 	s.res.Hunks = append(s.res.Hunks, HunkResult{Path: fp.name(), Hunk: fr.header, Offset: at - expected})
 	if eofLine != 0 && !s.a.opts.noWS {
-		s.res.Errors = append(s.res.Errors, Problem{
+		s.whitespace(Problem{
 			Kind: KindWhitespace, File: s.file, Line: max(eofLine, 0),
 			Path: fp.name(), Message: msgBlankAtEOF,
 		})
 	}
+}
+
+// whitespace records whitespace errors: as errors, or as warnings under
+// --whitespace=warn.
+func (s *stage) whitespace(ps ...Problem) {
+	if s.a.opts.wsWarn {
+		s.res.Warnings = append(s.res.Warnings, ps...)
+		return
+	}
+	s.res.Errors = append(s.res.Errors, ps...)
 }
 
 // staged returns the overlay the patch makes, in git's write-out order:

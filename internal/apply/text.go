@@ -323,3 +323,172 @@ func fillEmpty(fr *fragment) (out []byte, expected, eofLine int) {
 	}
 	return out, hunkStart(0, fr), eofLine
 }
+
+// applyHunkGNU applies a fragment that does not match exactly as GNU patch
+// would: with -l (loose) its lines match the tree's with whitespace runs
+// taken as equal (similar), and with fuzz (`patch -F maxFuzz`) for fuzz 1,
+// 2, ... maxFuzz up to fuzz of its leading and of its trailing context lines
+// are dropped from the hunk and the rest is looked for from the expected
+// line outwards, without the start and end anchors. The tree keeps its own
+// lines where the hunk has context, as GNU patch copies them. It returns the
+// fuzz used and applyHunk's results, or applied < 0.
+func applyHunkGNU(im *image, fr *fragment, maxFuzz int, loose bool) (fuzz, applied, expected, eofLine int) {
+	type fl struct {
+		op gitdiff.LineOp
+		il imgLine
+	}
+	var ls []fl
+	lead, trail, seenChange := 0, 0, false
+	for l := range fr.all() {
+		ls = append(ls, fl{l.op, imgLine{s: l.text, hash: hashLine(l.text)}})
+		switch {
+		case l.op == gitdiff.OpContext && seenChange:
+			trail++
+		case l.op == gitdiff.OpContext:
+			lead++
+		default:
+			seenChange, trail = true, 0
+		}
+	}
+	pos := hunkStart(im.n(), fr)
+	h := prepareHunk(fr)
+	for f := 0; f <= maxFuzz; f++ {
+		dl, dt := min(f, lead), min(f, trail)
+		if f == 0 && !loose || f > 0 && dl == 0 && dt == 0 {
+			continue
+		}
+		kept := ls[dl : len(ls)-dt]
+		var pre []imgLine
+		for _, l := range kept {
+			if l.op != gitdiff.OpAdd {
+				pre = append(pre, l.il)
+			}
+		}
+		if len(pre) == 0 {
+			continue
+		}
+		matchBeginning := f == 0 && (fr.oldPos == 0 || fr.oldPos == 1)
+		matchEnd := f == 0 && fr.trailing == 0
+		match := func(cur int) bool {
+			if loose {
+				return looseAt(im, pre, cur, matchBeginning, matchEnd)
+			}
+			return matchAt(im, pre, cur, false, false)
+		}
+		at := findPosWith(im, len(pre), min(pos+dl, im.n()), matchBeginning, matchEnd, match)
+		if at < 0 {
+			continue
+		}
+		if h.blankAtEOF > 0 && len(pre)+at >= im.n() {
+			eofLine = blankEOFLine(h.blankLine)
+		}
+		var post []imgLine
+		k := at
+		for _, l := range kept {
+			switch l.op {
+			case gitdiff.OpContext:
+				post = append(post, *im.at(k))
+				k++
+			case gitdiff.OpDelete:
+				k++
+			case gitdiff.OpAdd:
+				post = append(post, l.il)
+			}
+		}
+		for i := range post {
+			post[i].patched = true
+		}
+		im.replace(at, len(pre), post)
+		return f, at - dl, pos, eofLine
+	}
+	return 0, -1, pos, 0
+}
+
+// findPosWith is findPos with the match at a line given by match, for a
+// preimage of n lines.
+func findPosWith(im *image, n, line int, matchBeginning, matchEnd bool, match func(cur int) bool) int {
+	nr := im.n()
+	if matchBeginning {
+		line = 0
+	} else if matchEnd {
+		line = nr - n
+	}
+	if line < 0 || line > nr {
+		line = nr
+	}
+	back, fwd, cur := line, line, line
+	for i := 0; ; i++ {
+		if match(cur) {
+			return cur
+		}
+		for {
+			if back == 0 && fwd == nr {
+				return -1
+			}
+			if i&1 == 1 {
+				if back == 0 {
+					i++
+					continue
+				}
+				back--
+				cur = back
+			} else {
+				if fwd == nr {
+					i++
+					continue
+				}
+				fwd++
+				cur = fwd
+			}
+			break
+		}
+	}
+}
+
+// looseAt is matchAt with GNU patch's -l: each line of pre is similar to
+// the tree's.
+func looseAt(im *image, pre []imgLine, cur int, matchBeginning, matchEnd bool) bool {
+	nr := im.n()
+	if len(pre)+cur > nr || matchEnd && len(pre)+cur != nr || matchBeginning && cur != 0 {
+		return false
+	}
+	for i := range pre {
+		l := im.at(cur + i)
+		if l.patched || l.hash != pre[i].hash || !similar(pre[i].s, l.s) {
+			return false
+		}
+	}
+	return true
+}
+
+// similar is GNU patch's similar (-l, --ignore-whitespace): a and b are
+// equal but for their trailing newlines and their runs of blanks (spaces
+// and tabs), where a run in b must meet a run in a, and a run at the end of
+// one may meet the end of the other.
+func similar(a, b string) bool {
+	a = strings.TrimSuffix(a, "\n")
+	b = strings.TrimSuffix(b, "\n")
+	blank := func(c byte) bool { return c == ' ' || c == '\t' }
+	for {
+		if len(b) == 0 || blank(b[0]) {
+			for len(b) > 0 && blank(b[0]) {
+				b = b[1:]
+			}
+			if len(a) > 0 {
+				if !blank(a[0]) {
+					return false
+				}
+				for len(a) > 0 && blank(a[0]) {
+					a = a[1:]
+				}
+			}
+			if len(a) == 0 || len(b) == 0 {
+				return len(a) == len(b)
+			}
+		} else if len(a) == 0 || a[0] != b[0] {
+			return false
+		} else {
+			a, b = a[1:], b[1:]
+		}
+	}
+}

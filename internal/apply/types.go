@@ -1,6 +1,7 @@
 // Package apply applies a patch series to an in-memory tree, with the verdicts
-// of `git apply --whitespace=error`, and writes nothing until the whole series
-// has applied.
+// of `git apply --whitespace=error` (or, with ForTool, of the unit's tool: git
+// am's whitespace warnings, GNU patch's fuzz), and writes nothing until the
+// whole series has applied.
 package apply
 
 import (
@@ -56,6 +57,9 @@ type HunkResult struct {
 	Hunk string `json:"hunk"`
 	// Offset is the line offset from the position the hunk header gives; 0 at its place.
 	Offset int `json:"offset"`
+	// Fuzz is the fuzz GNU patch needed (apply.WithFuzz): context lines
+	// ignored at each end; 0 for an exact match.
+	Fuzz int `json:"fuzz,omitempty"`
 }
 
 // PatchResult is the verdict on one patch.
@@ -64,6 +68,9 @@ type PatchResult struct {
 	Status string       `json:"status"`
 	Errors []Problem    `json:"errors"`
 	Hunks  []HunkResult `json:"hunks,omitempty"`
+	// Warnings are whitespace errors under --whitespace=warn (git am's
+	// default): reported, and the patch applied.
+	Warnings []Problem `json:"warnings,omitempty"`
 	// Err is set when the tree could not be read while checking the patch; it
 	// wraps the source's error. The patch then failed for no fault of its own.
 	Err error `json:"-"`

@@ -112,13 +112,14 @@ func Prepare(ctx context.Context, in Input) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	old := apply.New(pinSrc)
+	tool := apply.ForTool(in.Spec.Apply.Whitespace, in.Spec.Apply.Fuzz, in.Spec.Apply.Loose)
+	old := apply.New(pinSrc, tool...)
 	for _, q := range in.Patches[:in.Index] {
 		if r := old.Apply(q); r.Status != apply.StatusApplied {
 			return nil, fmt.Errorf("%s does not apply at the pin: run patchkit apply first", q.Path)
 		}
 	}
-	fate, text, err := upgrade.Carry(old, apply.New(toSrc), p)
+	fate, text, err := upgrade.Carry(old, apply.New(toSrc, tool...), p)
 	if err != nil {
 		return nil, err
 	}

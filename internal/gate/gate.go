@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/patchkit/patchkit/internal/apply"
 	"github.com/patchkit/patchkit/internal/diag"
 	"github.com/patchkit/patchkit/internal/spec"
 	"github.com/patchkit/patchkit/internal/tree"
@@ -29,13 +30,15 @@ type Source interface {
 // Gate runs one image's regression test. Make it with New.
 type Gate struct {
 	specFile string
-	pkg      string
-	pattern  string
-	inject   []injected
-	env      []string
-	tmpDir   string
-	progress io.Writer
-	run      runner
+	// applyOpts apply the series as the unit's tool does (spec.Apply).
+	applyOpts []apply.Option
+	pkg       string
+	pattern   string
+	inject    []injected
+	env       []string
+	tmpDir    string
+	progress  io.Writer
+	run       runner
 }
 
 // injected is one test.inject file, read at construction.
@@ -100,11 +103,12 @@ func New(root string, s *spec.Spec, opts ...Option) (*Gate, error) {
 		return nil, &diag.InputError{File: s.File, Key: "test", Msg: "the image has no regression test: add a test section with package and run"}
 	}
 	g := &Gate{
-		specFile: s.File,
-		pkg:      s.Test.Package,
-		pattern:  s.Test.Run,
-		progress: io.Discard,
-		run:      execGo,
+		specFile:  s.File,
+		applyOpts: apply.ForTool(s.Apply.Whitespace, s.Apply.Fuzz, s.Apply.Loose),
+		pkg:       s.Test.Package,
+		pattern:   s.Test.Run,
+		progress:  io.Discard,
+		run:       execGo,
 	}
 	for i, in := range s.Test.Inject {
 		key := fmt.Sprintf("test.inject[%d]", i)

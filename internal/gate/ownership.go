@@ -105,7 +105,7 @@ func (g *Gate) Ownership(ctx context.Context, src Source, patches []*series.Patc
 		rest = append(rest, patches[:i]...)
 		rest = append(rest, patches[i+1:]...)
 		declared := append([]string{}, p.Header.Tests...)
-		res := apply.Series(src, rest)
+		res := apply.Series(src, rest, g.applyOpts...)
 		if res.Err != nil {
 			return nil, res.Err
 		}

@@ -83,11 +83,14 @@ func Load(root string, repo *spec.Repo) (*Plan, error) {
 }
 
 // inputsOf lists what unit u is built from: its directory, patch
-// directory, injected tests, Dockerfile, OCI base, the files its pin is
+// directory (and series file), injected tests, Dockerfile, OCI base, the files its pin is
 // read from, its stamp targets, its declared inputs, and the Makefile of
 // the directory its build line names.
 func inputsOf(root string, s *spec.Spec, u Unit) []string {
 	in := []string{s.Dir, s.Patches}
+	if f := s.SeriesFile(); f != "" {
+		in = append(in, f) // the quilt series file of order: series
+	}
 	if s.Test != nil {
 		for _, i := range s.Test.Inject {
 			in = append(in, i.From)

@@ -109,14 +109,33 @@ func prepare(ctx context.Context, env Env, name, ref string, emptyOK bool) (*Ima
 	return im, nil
 }
 
-// SeriesOptions are the series options the spec's patches mapping gives:
-// strip level, directory and recount (spec.Series).
+// SeriesOptions are the series options the spec gives: strip level,
+// directory and recount (spec.Series, also from apply.args), how the tool
+// reads a file (git am reads mails) and the order (apply.order: a quilt
+// series file or the glob).
 func SeriesOptions(s *spec.Spec) []series.Option {
-	return []series.Option{series.WithOptions(series.Options{
+	o := series.Options{
 		Strip:     s.Series.Strip,
 		Directory: s.Series.Directory,
 		Recount:   s.Series.Recount,
-	})}
+		Mail:      s.Apply.Mail(),
+		KeepCR:    s.Apply.KeepCR,
+	}
+	if f := s.SeriesFile(); f != "" {
+		rel, err := filepath.Rel(filepath.FromSlash(s.Patches), filepath.FromSlash(f))
+		if err != nil {
+			rel = f
+		}
+		o.SeriesFile, o.SeriesShown = filepath.ToSlash(rel), f
+	}
+	return []series.Option{series.WithOptions(o)}
+}
+
+// ApplyOptions are the apply options of the tool the spec's recipe runs
+// (apply.tool and apply.args): its whitespace rule, and GNU patch's fuzz.
+// Every command that applies the series as the build does uses them.
+func ApplyOptions(s *spec.Spec) []apply.Option {
+	return apply.ForTool(s.Apply.Whitespace, s.Apply.Fuzz, s.Apply.Loose)
 }
 
 // Open runs Prepare's stages 3 and 4 for a spec already loaded: it opens the
@@ -232,7 +251,7 @@ func (im *Image) Apply() (*apply.Result, *upstream.Snapshot, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	res := apply.Series(src, im.Patches)
+	res := apply.Series(src, im.Patches, ApplyOptions(im.Spec)...)
 	if res.Err != nil {
 		return nil, nil, res.Err
 	}

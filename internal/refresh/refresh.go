@@ -46,8 +46,10 @@ func (e *NotApplyingError) Error() string {
 // Canonical applies patches in order on src and returns each in canonical
 // form, its hunks at the line numbers of the state it applies to (src and the
 // patches before it). A patch that does not apply is a *NotApplyingError.
-func Canonical(src tree.Source, patches []*series.Patch) ([]Rendered, error) {
-	return canonical(src, patches, nil)
+// opts are the unit's tool's (apply.ForTool): under git am's whitespace
+// rule a patch with whitespace errors applies, and is rendered.
+func Canonical(src tree.Source, patches []*series.Patch, opts ...apply.Option) ([]Rendered, error) {
+	return canonical(src, patches, nil, opts)
 }
 
 // CanonicalBumps is Canonical, but a bump patch (gomod.SplitPatch) that does
@@ -55,7 +57,7 @@ func Canonical(src tree.Source, patches []*series.Patch) ([]Rendered, error) {
 // (gomod.Go.Reexpress) rather than refused: the modules src already covers
 // are left out. A bump with nothing left to raise is still a
 // *NotApplyingError: drop it (obsolete-check says so).
-func CanonicalBumps(ctx context.Context, g gomod.Go, src gomod.WalkSource, patches []*series.Patch) ([]Rendered, error) {
+func CanonicalBumps(ctx context.Context, g gomod.Go, src gomod.WalkSource, patches []*series.Patch, opts ...apply.Option) ([]Rendered, error) {
 	return canonical(src, patches, func(st *apply.Applier, p *series.Patch) ([]byte, error) {
 		s := gomod.SplitPatch(p)
 		if s == nil {
@@ -69,13 +71,13 @@ func CanonicalBumps(ctx context.Context, g gomod.Go, src gomod.WalkSource, patch
 			return nil, err
 		}
 		return r.Text, nil
-	})
+	}, opts)
 }
 
 // canonical is Canonical; reexpress, when set, gives the text of a patch
 // that does not apply (a bump), or nil.
-func canonical(src tree.Source, patches []*series.Patch, reexpress func(*apply.Applier, *series.Patch) ([]byte, error)) ([]Rendered, error) {
-	st := apply.New(src)
+func canonical(src tree.Source, patches []*series.Patch, reexpress func(*apply.Applier, *series.Patch) ([]byte, error), opts []apply.Option) ([]Rendered, error) {
+	st := apply.New(src, opts...)
 	out := make([]Rendered, 0, len(patches))
 	for _, p := range patches {
 		text, res, err := Render(st, p)

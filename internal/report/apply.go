@@ -54,6 +54,9 @@ func (r ApplyRun) clean() Result {
 			for k := range a.Patches[j].Errors {
 				cleanProblem(&a.Patches[j].Errors[k])
 			}
+			for k := range a.Patches[j].Warnings {
+				cleanProblem(&a.Patches[j].Warnings[k])
+			}
 		}
 	}
 	return r
@@ -101,6 +104,9 @@ func (run ApplyRun) Text() string {
 			for _, e := range p.Errors {
 				writeProblem(&b, "    ", e)
 			}
+			for _, e := range p.Warnings {
+				writeProblem(&b, "    warning: ", e)
+			}
 		}
 		if r.Out != "" {
 			fmt.Fprintf(&b, "  wrote %s\n", r.Out)
@@ -112,7 +118,10 @@ func (run ApplyRun) Text() string {
 func offsets(hunks []apply.HunkResult) string {
 	var moved []string
 	for _, h := range hunks {
-		if h.Offset != 0 {
+		switch {
+		case h.Fuzz != 0:
+			moved = append(moved, fmt.Sprintf("%s %s offset %+d with fuzz %d", h.Path, strings.TrimSpace(hunkRange(h.Hunk)), h.Offset, h.Fuzz))
+		case h.Offset != 0:
 			moved = append(moved, fmt.Sprintf("%s %s offset %+d", h.Path, strings.TrimSpace(hunkRange(h.Hunk)), h.Offset))
 		}
 	}

@@ -24,6 +24,17 @@ type Options struct {
 	// Recount is git apply's --recount: the line counts of "@@" lines are
 	// ignored and recounted from the hunk's lines.
 	Recount bool
+	// Mail reads each file as `git am` does (see mail.go): a file must be a
+	// mail, a mailbox of several is split as git mailsplit splits it, the
+	// CR of CRLF lines is dropped unless KeepCR, and a mail signature whose
+	// "-- " lost its trailing space ("--") ends the last hunk.
+	Mail bool
+	// KeepCR is git am --keep-cr.
+	KeepCR bool
+	// SeriesFile, when set, is a quilt series file that gives the order of
+	// the patches instead of the glob (see readSeriesFile): its path
+	// relative to the patch directory, and SeriesShown as messages name it.
+	SeriesFile, SeriesShown string
 }
 
 // Option configures Load and Parse.
@@ -38,6 +49,18 @@ func WithDirectory(dir string) Option { return func(o *Options) { o.Directory = 
 
 // WithRecount ignores the line counts of "@@" lines, as `git apply --recount` does.
 func WithRecount() Option { return func(o *Options) { o.Recount = true } }
+
+// WithMail reads each file as `git am` does (Options.Mail); keepCR is
+// git am --keep-cr.
+func WithMail(keepCR bool) Option {
+	return func(o *Options) { o.Mail, o.KeepCR = true, keepCR }
+}
+
+// WithSeriesFile orders Load's patches by the quilt series file rel (relative
+// to the patch directory; shown names it in messages) instead of the glob.
+func WithSeriesFile(rel, shown string) Option {
+	return func(o *Options) { o.SeriesFile, o.SeriesShown = rel, shown }
+}
 
 // WithOptions sets every option at once, e.g. to parse part of a patch again
 // with the options of the series it came from (Patch.Options).

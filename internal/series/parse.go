@@ -285,7 +285,7 @@ func (p *Patch) locate(lines *lineTable, start int, el *elision) ([]int, error) 
 			if pos < lines.len() && isNoNewlineMarker(lines.at(pos)) {
 				pos++
 			}
-			if pos < lines.len() && looksLikeExtraHunkLine(lines, pos) {
+			if pos < lines.len() && looksLikeExtraHunkLine(lines, pos) && !(p.options.Mail && isStrippedSignature(lines, pos)) {
 				return nil, diag.Inputf(p.Path, pos+1, "hunk at line %d goes on past the %d old and %d new lines its @@ line counts", hunk, frag.OldLines, frag.NewLines)
 			}
 		}

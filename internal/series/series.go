@@ -43,6 +43,10 @@ type Patch struct {
 	// rewritten for a strip level or a directory (Options): the applier then
 	// strips nothing, not even from traditional diffs.
 	NamesFinal bool
+	// Mailbox is set when the patch is one mail of a mailbox file of
+	// several (Options.Mail): the file's path as messages name it; Path is
+	// then Mailbox + "#N".
+	Mailbox string
 
 	options Options
 }

@@ -32,6 +32,14 @@ const (
 	DefaultStampFormat = "tag@digest"
 	// DefaultBase is the native builder's base image when build.base is empty.
 	DefaultBase = "scratch"
+	// DefaultApplyTool is used when apply.tool is empty: the series applies
+	// as `git apply --whitespace=error` of the glob.
+	DefaultApplyTool = ToolGitApply
+	// DefaultApplyOrder is used when apply.order is empty.
+	DefaultApplyOrder = OrderGlob
+	// DefaultSeriesFile is the quilt series file of order: series when
+	// apply.series is empty: series in the patch directory.
+	DefaultSeriesFile = "series"
 	// FileName is the spec's name inside images/<name>/.
 	FileName = "patchkit.yaml"
 	// ImagesDir holds one directory per image unit.
@@ -53,11 +61,14 @@ type Spec struct {
 	Patches string `yaml:"-"`
 	// Series says how the patches apply (strip level, base directory,
 	// recount), from the mapping form of patches; zero for the string form.
-	Series Series  `yaml:"-"`
-	Test   *Test   `yaml:"test,omitempty"`
-	Build  Build   `yaml:"build"`
-	Image  Image   `yaml:"image"`
-	Stamp  []Stamp `yaml:"stamp,omitempty"`
+	Series Series `yaml:"-"`
+	// Apply is the tool the unit's recipe applies the series with, its
+	// flags and the order of the patches (apply); see applyspec.go.
+	Apply Apply   `yaml:"apply"`
+	Test  *Test   `yaml:"test,omitempty"`
+	Build Build   `yaml:"build"`
+	Image Image   `yaml:"image"`
+	Stamp []Stamp `yaml:"stamp,omitempty"`
 	// Inputs are extra paths or globs (path.Match syntax, relative by the
 	// path rule) whose change rebuilds this unit, beyond the ones patchkit
 	// derives (see internal/matrix): a file of another package it reads.
@@ -217,7 +228,8 @@ func (s *Spec) Line(key string) int { return s.lines[key] }
 
 // allowed lists the keys of each mapping, by key path; "[]" stands for a list element.
 var allowed = map[string][]string{
-	"":               {"upstream", "patches", "test", "build", "image", "stamp", "inputs"},
+	"":               {"upstream", "patches", "apply", "test", "build", "image", "stamp", "inputs"},
+	"apply":          {"tool", "args", "order", "series"},
 	"upstream":       {"url", "ref", "releases", "branches", "versions"},
 	"patches":        {"dir", "strip", "directory", "recount", "canonical"},
 	"upstream.url":   sourceKeys,
@@ -477,6 +489,9 @@ func (s *Spec) validate(root string) error {
 		return s.errf("patches", "required: the patch directory, relative to the repository root (or ./ relative to the spec)")
 	}
 	if err := s.validateSeries(); err != nil {
+		return err
+	}
+	if err := s.validateApply(root); err != nil {
 		return err
 	}
 	if err := inRepo(root, s.Patches); err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 
+	"github.com/patchkit/patchkit/internal/apply"
 	"github.com/patchkit/patchkit/internal/diag"
 	"github.com/patchkit/patchkit/internal/gomod"
 	"github.com/patchkit/patchkit/internal/refresh"
@@ -41,6 +42,9 @@ type Refreshed struct {
 // writes those that changed, as one transaction. A patch that does not
 // apply at the pin is a finding (diag.ErrFindings), and nothing is written.
 func Refresh(ctx context.Context, in RefreshInput) ([]Refreshed, error) {
+	if err := series.CheckRewritable(in.Patches); err != nil {
+		return nil, err
+	}
 	want, err := selected(in.Spec, in.Patches, in.Names)
 	if err != nil {
 		return nil, err
@@ -49,7 +53,7 @@ func Refresh(ctx context.Context, in RefreshInput) ([]Refreshed, error) {
 	if err != nil {
 		return nil, err
 	}
-	rendered, err := refresh.CanonicalBumps(ctx, gomod.Go{Offline: in.Offline}, src, in.Patches)
+	rendered, err := refresh.CanonicalBumps(ctx, gomod.Go{Offline: in.Offline}, src, in.Patches, apply.ForTool(in.Spec.Apply.Whitespace, in.Spec.Apply.Fuzz, in.Spec.Apply.Loose)...)
 	var na *refresh.NotApplyingError
 	if errors.As(err, &na) {
 		return nil, fmt.Errorf("%w: %v", diag.ErrFindings, err)

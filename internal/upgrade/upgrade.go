@@ -201,6 +201,9 @@ func Target(c *upstream.Cache, s *spec.Spec, to string) (string, error) {
 // ref and rendered canonically, or rebased with Merge3 when they do not
 // apply.
 func Plan(ctx context.Context, in Input, toCommit string) (*Result, error) {
+	if err := series.CheckRewritable(in.Patches); err != nil {
+		return nil, err
+	}
 	rep, err := obsolete.Check(ctx, obsolete.Input{
 		Cache: in.Cache, Spec: in.Spec, PinCommit: in.PinCommit, Patches: in.Patches, Refs: []string{in.To},
 	})
@@ -216,7 +219,8 @@ func Plan(ctx context.Context, in Input, toCommit string) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Source: newSrc, Pin: PinMove{From: in.Spec.Upstream.Ref, FromCommit: in.PinCommit, To: in.To, ToCommit: toCommit}}
-	w := &walker{old: apply.New(pinSrc), cur: apply.New(newSrc), ctx: ctx, src: newSrc, goCmd: in.Go}
+	tool := apply.ForTool(in.Spec.Apply.Whitespace, in.Spec.Apply.Fuzz, in.Spec.Apply.Loose)
+	w := &walker{old: apply.New(pinSrc, tool...), cur: apply.New(newSrc, tool...), ctx: ctx, src: newSrc, goCmd: in.Go}
 	for i, p := range in.Patches {
 		verdict := rep.Patches[i].Results[0]
 		fate, write, err := w.carry(p, verdict)

@@ -3,6 +3,7 @@ package verify
 import (
 	"errors"
 
+	"github.com/patchkit/patchkit/internal/pipeline"
 	"github.com/patchkit/patchkit/internal/refresh"
 )
 
@@ -23,7 +24,7 @@ func (v *verifier) checkCanonical() error {
 	if err != nil {
 		return err
 	}
-	rendered, err := refresh.Canonical(src, v.im.Patches)
+	rendered, err := refresh.Canonical(src, v.im.Patches, pipeline.ApplyOptions(v.im.Spec)...)
 	var na *refresh.NotApplyingError
 	if errors.As(err, &na) {
 		for _, e := range v.entries {

@@ -11,6 +11,7 @@ import (
 	"github.com/patchkit/patchkit/internal/apply"
 	"github.com/patchkit/patchkit/internal/gomod"
 	"github.com/patchkit/patchkit/internal/lazyre"
+	"github.com/patchkit/patchkit/internal/pipeline"
 	"github.com/patchkit/patchkit/internal/series"
 	"github.com/patchkit/patchkit/internal/spec"
 	"github.com/patchkit/patchkit/internal/tree"
@@ -26,13 +27,17 @@ func (v *verifier) checkApply() (*apply.Applier, error) {
 	if err != nil {
 		return nil, err
 	}
-	state := apply.New(src, apply.WithoutWhitespaceCheck())
+	sp := v.im.Spec
+	opts := pipeline.ApplyOptions(sp)
+	state := apply.New(src, append(opts, apply.WithoutWhitespaceCheck())...)
 	at := v.im.Ref
 	for _, e := range v.entries {
 		if e.patch == nil {
 			continue
 		}
-		ws := apply.New(state).Apply(e.patch)
+		// The whitespace check applies with git's checks (--whitespace=error):
+		// the tool's rule only decides whether they fail or warn.
+		ws := apply.New(state, append(opts, apply.WithWhitespace(spec.WhitespaceError))...).Apply(e.patch)
 		r := state.Apply(e.patch)
 		if r.Err != nil {
 			return nil, r.Err
@@ -49,6 +54,14 @@ func (v *verifier) checkApply() (*apply.Applier, error) {
 			e.set(Check{Check: CheckApply, Status: StatusFail, Message: problems(fmt.Sprintf("does not apply to %s", at), r.Errors), Line: firstProblemLine(r.Errors)})
 		}
 		switch {
+		case len(wsProblems) > 0 && sp.Apply.Whitespace == spec.WhitespaceNowarn:
+			e.set(Check{Check: CheckWhitespace, Status: StatusSkip,
+				Message: fmt.Sprintf("%d whitespace %s, not checked: %s checks no whitespace (apply.tool, apply.args)", len(wsProblems), plural(len(wsProblems), "error", "errors"), toolCommand(sp)),
+				Line:    firstProblemLine(wsProblems)})
+		case len(wsProblems) > 0 && sp.Apply.Whitespace == spec.WhitespaceWarn:
+			e.set(Check{Check: CheckWhitespace, Status: StatusWarn,
+				Message: problems(fmt.Sprintf("%d whitespace %s (%s warns and applies)", len(wsProblems), plural(len(wsProblems), "error", "errors"), toolCommand(sp)), wsProblems),
+				Line:    firstProblemLine(wsProblems)})
 		case len(wsProblems) > 0:
 			e.set(Check{Check: CheckWhitespace, Status: StatusFail,
 				Message: problems(fmt.Sprintf("%d whitespace %s", len(wsProblems), plural(len(wsProblems), "error", "errors")), wsProblems),
@@ -425,4 +438,14 @@ func short(id string) string {
 		return id[:12]
 	}
 	return id
+}
+
+// toolCommand names the tool the unit's series applies with, as the recipe
+// runs it: git am, git apply --whitespace=nowarn, patch.
+func toolCommand(s *spec.Spec) string {
+	name := strings.Replace(s.Apply.Tool, "git-", "git ", 1)
+	if len(s.Apply.Args) == 0 {
+		return name
+	}
+	return name + " " + strings.Join(s.Apply.Args, " ")
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/patchkit/patchkit/internal/diag"
@@ -322,23 +321,15 @@ func loadSeries(root string, s *spec.Spec) ([]*entry, error) {
 	if !errors.As(err, &ie) || ie.File == display {
 		return nil, err // the directory itself is at fault
 	}
-	dirents, rerr := os.ReadDir(dir)
-	if rerr != nil {
-		return nil, err
+	files, ferr := series.Files(dir, display, opts...)
+	if ferr != nil {
+		return nil, ferr // the series file is at fault
 	}
-	var names []string
-	for _, de := range dirents {
-		n := de.Name()
-		if strings.HasPrefix(n, ".") || !(strings.HasSuffix(n, ".diff") || strings.HasSuffix(n, ".patch")) || de.IsDir() {
-			continue
-		}
-		names = append(names, n)
-	}
-	slices.Sort(names)
 	var out []*entry
-	for _, n := range names {
-		e := &entry{name: n, path: display + "/" + n}
-		full := filepath.Join(dir, n)
+	for _, sf := range files {
+		n := sf.Name
+		e := &entry{name: n, path: sf.Path}
+		full := filepath.Join(dir, filepath.FromSlash(n))
 		fi, err := os.Stat(full)
 		switch {
 		case err != nil:
@@ -354,9 +345,15 @@ func loadSeries(root string, s *spec.Spec) ([]*entry, error) {
 			raw, err := os.ReadFile(full)
 			if err != nil {
 				e.bad = &diag.InputError{File: e.path, Msg: "reading the patch", Err: err}
-			} else if e.patch, err = series.Parse(e.path, raw, opts...); err != nil {
+			} else if ps, err := series.ParseFile(e.path, raw, sf.Options...); err != nil {
 				e.bad = err
 				e.badCheck = badCheckFor(raw, err)
+			} else {
+				// A mailbox of several mails (git am) is an entry per mail.
+				for _, p := range ps {
+					out = append(out, &entry{name: p.Name, path: p.Path, patch: p})
+				}
+				continue
 			}
 		}
 		if e.bad != nil && e.badCheck == "" {

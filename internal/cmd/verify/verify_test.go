@@ -144,6 +144,31 @@ func TestVerify(t *testing.T) {
 			},
 		},
 		{
+			name: "whitespace under git am warns",
+			spec: "apply:\n  tool: git-am\n  args: [--committer-date-is-author-date]\n",
+			files: map[string]string{
+				"0001-ws.diff": header("ws", "vendor", "", "Forwarded: no") + newFile("ws.txt", "trailing   "),
+			},
+			want: []expect{
+				{patch: "0001-ws.diff", check: "apply", status: "pass"},
+				{patch: "0001-ws.diff", check: "whitespace", status: "warn", line: 10, contains: []string{"1 whitespace error (git am --committer-date-is-author-date warns and applies)", "patches/img/0001-ws.diff:10: ws.txt: trailing whitespace"}},
+			},
+		},
+		{
+			name: "a file git am cannot read, in a series file's order",
+			spec: "apply:\n  tool: git-am\n  order: series\n",
+			files: map[string]string{
+				"b-good.diff": header("good", "vendor", "", "Forwarded: no") + newFile("b.txt", "b"),
+				"a-bare.diff": newFile("a.txt", "a"),
+				"series":      "b-good.diff\na-bare.diff\n",
+			},
+			code: 1,
+			want: []expect{
+				{patch: "b-good.diff", check: "apply", status: "pass"},
+				{patch: "a-bare.diff", check: "apply", status: "fail", line: 1, contains: []string{"not a mail: git am reads each file as a mailbox"}},
+			},
+		},
+		{
 			name: "patches that do not parse",
 			files: map[string]string{
 				"0001-badkind.diff": "Subject: x\nOrigin: sideways, " + up.fix + "\n\n" + newFile("a.txt", "a"),
