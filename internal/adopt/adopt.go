@@ -11,7 +11,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/patchkit/patchkit/internal/buildfile"
@@ -40,8 +39,12 @@ type Unit struct {
 	Kind string `json:"kind,omitempty"`
 	// Spec is the spec path relative to the root.
 	Spec string `json:"spec"`
-	// Dockerfile is the Dockerfile relative to the root.
+	// Dockerfile is the Dockerfile relative to the root ("" for a unit a
+	// Makefile defines).
 	Dockerfile string `json:"dockerfile"`
+	// Recipe is the Makefile that builds a release-branch unit, relative
+	// to the root (see makeunits.go); "" for a Dockerfile unit.
+	Recipe string `json:"recipe,omitempty"`
 	// Upstream is the resolved upstream URL and pin.
 	Upstream Upstream `json:"upstream"`
 	// Patches is the patch directory relative to the root.
@@ -68,6 +71,8 @@ type Unit struct {
 	releases, releasesWhere string
 
 	yaml []byte
+	// apply is how a release-branch unit's recipe applies its series.
+	apply *amLine
 }
 
 // Upstream is a unit's upstream URL and pin, and where the pin is read.
@@ -80,9 +85,16 @@ type Upstream struct {
 
 // Scan finds the units under each of dirs (relative to root; none means the
 // whole root): every Dockerfile or Containerfile that fetches an upstream
-// or applies a patch directory. A directory that does not exist or leaves
-// the root is bad input. Nothing is written.
+// or applies a patch directory, and every release branch of a Makefile that
+// reads its pin from a file of the branch and applies the branch's patch
+// directory (makeunits.go). A directory that does not exist or leaves the
+// root is bad input. Nothing is written.
 func Scan(root string, dirs []string) ([]Unit, error) {
+	return ScanContext(context.Background(), root, dirs)
+}
+
+// ScanContext is Scan, with a context for the make runs.
+func ScanContext(ctx context.Context, root string, dirs []string) ([]Unit, error) {
 	if len(dirs) == 0 {
 		dirs = []string{"."}
 	}
@@ -104,13 +116,31 @@ func Scan(root string, dirs []string) ([]Unit, error) {
 	}
 	var units []Unit
 	for f := range files {
+		if isMakefile(path.Base(f)) {
+			units = append(units, makeUnits(ctx, root, f)...)
+			continue
+		}
 		if u, ok := inspect(root, f); ok {
 			units = append(units, u)
 		}
 	}
-	sort.Slice(units, func(i, j int) bool { return units[i].Dockerfile < units[j].Dockerfile })
+	sortUnits(units)
 	return units, nil
 }
+
+func isMakefile(name string) bool { return name == "Makefile" || name == "GNUmakefile" }
+
+// source is the file that defines u: its Dockerfile, or the Makefile of a
+// release-branch unit.
+func (u *Unit) source() string {
+	if u.Recipe != "" {
+		return u.Recipe
+	}
+	return u.Dockerfile
+}
+
+// Source is the file that defines u: its Dockerfile, or its Makefile.
+func (u Unit) Source() string { return u.source() }
 
 func walk(root, dir string, files map[string]bool) error {
 	return filepath.WalkDir(filepath.Join(root, filepath.FromSlash(dir)), func(p string, d fs.DirEntry, err error) error {
@@ -123,7 +153,7 @@ func walk(root, dir string, files map[string]bool) error {
 			}
 			return nil
 		}
-		if (d.Name() == "Dockerfile" || d.Name() == "Containerfile") && d.Type().IsRegular() {
+		if (d.Name() == "Dockerfile" || d.Name() == "Containerfile" || isMakefile(d.Name())) && d.Type().IsRegular() {
 			rel, err := filepath.Rel(root, p)
 			if err == nil {
 				files[filepath.ToSlash(rel)] = true

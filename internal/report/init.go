@@ -41,13 +41,13 @@ func initVerb(u adopt.Unit) string {
 func (units InitRun) Text() string {
 	var b strings.Builder
 	if len(units) == 0 {
-		b.WriteString("no Dockerfile that fetches an upstream and applies a patch directory found\n")
+		b.WriteString("no Dockerfile, nor Makefile release branch, that fetches an upstream and applies a patch directory found\n")
 	}
 	bad := 0
 	for _, u := range units {
 		if u.Status == adopt.StatusUnreadable {
 			bad++
-			fmt.Fprintf(&b, "%s: could not read: %s\n", u.Dockerfile, u.Problem)
+			fmt.Fprintf(&b, "%s: could not read: %s\n", initWhere(u), u.Problem)
 			continue
 		}
 		fmt.Fprintf(&b, "%s %s: %s at %s, pin from %s, patches %s\n", initVerb(u), u.Spec, u.Upstream.URL, u.Upstream.Ref, u.Upstream.From, u.Patches)
@@ -83,10 +83,20 @@ func (units InitRun) GitHub() string {
 	var b strings.Builder
 	for _, u := range units {
 		if u.Status == adopt.StatusUnreadable {
-			annotate(&b, "warning", u.Dockerfile, 0, "patchkit init", ghEscape(u.Problem))
+			annotate(&b, "warning", u.Source(), 0, "patchkit init", ghEscape(u.Problem))
 			continue
 		}
-		annotate(&b, "notice", u.Dockerfile, 0, "patchkit init", fmt.Sprintf("%s %s: %s at %s", initVerb(u), ghEscape(u.Spec), ghEscape(u.Upstream.URL), ghEscape(u.Upstream.Ref)))
+		annotate(&b, "notice", u.Source(), 0, "patchkit init", fmt.Sprintf("%s %s: %s at %s", initVerb(u), ghEscape(u.Spec), ghEscape(u.Upstream.URL), ghEscape(u.Upstream.Ref)))
 	}
 	return b.String()
+}
+
+// initWhere names a unit that could not be read: its Dockerfile, or the
+// release branch's directory of a Makefile unit (its name repeats in every
+// project: 1-33).
+func initWhere(u adopt.Unit) string {
+	if u.Recipe != "" {
+		return u.Dir
+	}
+	return u.Dockerfile
 }

@@ -78,7 +78,7 @@ func run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	units, err := adopt.Scan(root, opts.Dirs)
+	units, err := adopt.ScanContext(ctx, root, opts.Dirs)
 	if err != nil {
 		return err
 	}
