@@ -31,11 +31,15 @@ const (
 	StatusUnreadable = "unreadable"
 )
 
+// KindImage is the Kind of an image unit.
+const KindImage = "image"
+
 // Unit is one image unit found in a repository.
 type Unit struct {
 	// Dir is the unit's directory relative to the root.
 	Dir string `json:"dir"`
-	// Kind is "chart" for a vendored chart unit (internal/chart), "" for an image unit.
+	// Kind is KindImage for an image unit (a Dockerfile's or a Makefile
+	// release branch's), "chart" for a vendored chart unit (internal/chart).
 	Kind string `json:"kind,omitempty"`
 	// Spec is the spec path relative to the root.
 	Spec string `json:"spec"`
@@ -181,7 +185,7 @@ func Inspect(root, file string) (Unit, bool) { return inspect(root, file) }
 // upstream nor applies patches (not a patch unit).
 func inspect(root, file string) (Unit, bool) {
 	dir := path.Dir(file)
-	u := Unit{Dir: dir, Spec: path.Join(dir, spec.FileName), Dockerfile: file, Status: StatusNew}
+	u := Unit{Dir: dir, Kind: KindImage, Spec: path.Join(dir, spec.FileName), Dockerfile: file, Status: StatusNew}
 	d, err := buildfile.ReadDockerfile(filepath.Join(root, filepath.FromSlash(file)), file)
 	if err != nil {
 		return unreadable(u, err), true

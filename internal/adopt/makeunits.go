@@ -118,7 +118,7 @@ func unreadMakefile(root, file string, data []byte) []Unit {
 	if len(patched) == 0 {
 		return nil
 	}
-	u := Unit{Dir: dir, Spec: path.Join(dir, spec.FileName), Recipe: file, Status: StatusUnreadable}
+	u := Unit{Dir: dir, Kind: KindImage, Spec: path.Join(dir, spec.FileName), Recipe: file, Status: StatusUnreadable}
 	why := "no variable of it is read from a file of a release branch (VAR ?= $(shell cat $(RELEASE_BRANCH)/FILE))"
 	if m := pinLike(shellVarRE.Regexp().FindAllSubmatchIndex(data, -1), data); m != nil {
 		line := 1 + bytes.Count(data[:m[0]], []byte("\n"))
@@ -146,7 +146,7 @@ func pinLike(ms [][]int, data []byte) []int {
 // branch without patches (not a patch unit).
 func makeUnit(ctx context.Context, root, file, branch string, vars []fileVar) (Unit, bool) {
 	dir := path.Join(path.Dir(file), branch)
-	u := Unit{Dir: dir, Spec: path.Join(dir, spec.FileName), Recipe: file, Status: StatusNew}
+	u := Unit{Dir: dir, Kind: KindImage, Spec: path.Join(dir, spec.FileName), Recipe: file, Status: StatusNew}
 	where := fmt.Sprintf("%s (%s=%s)", file, vars[0].branchVar, branch)
 	mk, err := readMake(ctx, root, file, vars[0].branchVar, branch, vars)
 	if err != nil {

@@ -82,8 +82,12 @@ func TestInitChartsThenVerify(t *testing.T) {
 	}
 	got := map[string]chartInit{}
 	for _, u := range units {
-		if u.Kind == "chart" {
+		switch u.Kind {
+		case "chart":
 			got[u.Dir] = u
+		case "image":
+		default:
+			t.Errorf("init -o json: %s has kind %q, want image or chart", u.Dir, u.Kind)
 		}
 	}
 	for dir, ref := range want {
