@@ -189,12 +189,19 @@ func makeUnit(ctx context.Context, root, file, branch string, vars []fileVar) (U
 	}
 	u.Upstream = Upstream{URL: clone.url, Ref: value, From: fmt.Sprintf("file %s (%s:%d)", path.Join(dir, pin.file), file, pin.line)}
 	u.apply = am
+	var goPlaces []fileVar
 	for _, v := range vars {
-		if v.name != pin.name {
+		switch {
+		case v.name == pin.name:
+		case isGoVersionVar(v.name):
+			// The Go release the branch builds with: upgrade raises it to
+			// the new ref's go directive, verify checks it builds the pin.
+			goPlaces = append(goPlaces, v)
+		default:
 			u.Notes = append(u.Notes, fmt.Sprintf("%s:%d: %s is read from %s; patchkit does not move it", file, v.line, v.name, path.Join(dir, v.file)))
 		}
 	}
-	u.yaml = renderMake(&u, pin, clone, am)
+	u.yaml = renderMake(&u, pin, clone, am, goPlaces)
 	s, err := spec.LoadUnitReader(bytes.NewReader(u.yaml), root, spec.Unit{Name: path.Base(u.Dir), Dir: u.Dir})
 	if err != nil {
 		return unreadable(u, fmt.Errorf("the spec patchkit would write does not load: %w", err)), true
@@ -550,7 +557,7 @@ func shellWords(s string) []string {
 }
 
 // renderMake writes the spec of a release-branch unit.
-func renderMake(u *Unit, pin *fileVar, clone *cloneRead, am *amLine) []byte {
+func renderMake(u *Unit, pin *fileVar, clone *cloneRead, am *amLine, goPlaces []fileVar) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# Written by `patchkit init` from %s with %s=%s: %s:%d clones the upstream,\n", u.Recipe, pin.branchVar, path.Base(u.Dir), clone.file, clone.line)
 	fmt.Fprintf(&b, "# %s:%d applies the series.\n", am.file, am.line)
@@ -561,6 +568,13 @@ func renderMake(u *Unit, pin *fileVar, clone *cloneRead, am *amLine) []byte {
 	fmt.Fprintf(&b, "  ref:\n    file: %s  # %s\n", quote("./"+pin.file), u.Upstream.Ref)
 	if g := releases(u.Upstream.Ref); g != "" {
 		fmt.Fprintf(&b, "  releases: %s  # the tags obsolete-check scans\n", quote(g))
+	}
+	if len(goPlaces) > 0 {
+		b.WriteString("  versions:  # the Go release the branch builds with: upgrade raises it to the new ref's go directive\n")
+		for _, v := range goPlaces {
+			fmt.Fprintf(&b, "    - file: %s  # %s:%d reads it into %s\n", quote("./"+v.file), u.Recipe, v.line, v.name)
+			b.WriteString("      whole-file: true\n      spelling: go\n")
+		}
 	}
 	fmt.Fprintf(&b, "patches: %s\n", quote(relPath(u.Dir, u.Patches)))
 	b.WriteString("apply:  # as the recipe applies the series\n")
@@ -573,6 +587,12 @@ func renderMake(u *Unit, pin *fileVar, clone *cloneRead, am *amLine) []byte {
 		fmt.Fprintf(&b, "  args: [%s]\n", strings.Join(qs, ", "))
 	}
 	return b.Bytes()
+}
+
+// isGoVersionVar reports whether a Makefile variable names the Go release
+// a build uses (GOLANG_VERSION, GO_VERSION).
+func isGoVersionVar(name string) bool {
+	return name == "GOLANG_VERSION" || name == "GO_VERSION"
 }
 
 // sortUnits orders units by the file that defines them, then their spec.

@@ -93,8 +93,11 @@ func TestMakeUnits(t *testing.T) {
 			t.Errorf("1-30 spec lacks %q:\n%s", want, yaml)
 		}
 	}
-	if len(u.Notes) != 1 || !strings.Contains(u.Notes[0], "GOLANG_VERSION is read from projects/acme/widget/1-30/GOLANG_VERSION") {
-		t.Errorf("1-30 notes = %q", u.Notes)
+	if want := "    - file: ./GOLANG_VERSION  # projects/acme/widget/Makefile:3 reads it into GOLANG_VERSION\n      whole-file: true\n      spelling: go\n"; !strings.Contains(yaml, want) {
+		t.Errorf("1-30 spec lacks the Go version place %q:\n%s", want, yaml)
+	}
+	if len(u.Notes) != 0 {
+		t.Errorf("1-30 notes = %q, want none", u.Notes)
 	}
 }
 
