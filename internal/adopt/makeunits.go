@@ -424,11 +424,25 @@ func (m *makeRead) applyLine() *amLine {
 				}
 			}
 			if a.dir != "" {
+				if a.tool == "git-apply" && !hasWhitespaceFlag(a.args) {
+					// git apply's own rule is warn; patchkit's default
+					// for git-apply is error: say the recipe's.
+					a.args = append(a.args, "--whitespace=warn")
+				}
 				return a
 			}
 		}
 	}
 	return nil
+}
+
+func hasWhitespaceFlag(args []string) bool {
+	for _, a := range args {
+		if strings.HasPrefix(a, "--whitespace") {
+			return true
+		}
+	}
+	return false
 }
 
 // cloneRead is the recipe's git clone.
