@@ -107,6 +107,9 @@ func (c *checker) result(ref Ref, i int, v verdict, hit *commit) (Result, error)
 		if err := c.decide(&r, i, ref, v, hit); err != nil {
 			return Result{}, err
 		}
+		if err := c.markRemoved(&r, i, ref); err != nil {
+			return Result{}, err
+		}
 	}
 	if r.Status == StatusConflict {
 		r.Offsets = nil

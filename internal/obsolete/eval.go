@@ -46,6 +46,11 @@ type checker struct {
 	ustate  map[unitKey]unitAt
 	// pinCommit is the pin's commit.
 	pinCommit string
+	// removed memoizes the deletions of the series' files (removed.go).
+	removed map[removedKey]deletion
+	// ctx and git run the few git questions asked per ref (removed.go).
+	ctx context.Context
+	git gitRunner
 }
 
 // verdict is what the trees say about one patch at one ref; the commit
@@ -82,6 +87,9 @@ func newChecker(ctx context.Context, g gitRunner, in Input, refs []Ref, h *histo
 		ustate:  map[unitKey]unitAt{},
 
 		pinCommit: in.PinCommit,
+		removed:   map[removedKey]deletion{},
+		ctx:       ctx,
+		git:       g,
 	}
 	touched := map[string]bool{}
 	for _, p := range in.Patches {
