@@ -4,7 +4,7 @@ package obsolete
 //
 // A patch whose files upstream deleted does not need a refresh: there is
 // nothing left to refresh it on. A file the patch modifies (not one it
-// creates) is removed at a ref when the pin has it, the ref has nothing
+// creates or deletes) is removed at a ref when the pin has it, the ref has nothing
 // there, and a commit of the range that the ref reaches deleted it and git's
 // rename detection (git diff-tree -M, as git log --diff-filter=D reads it)
 // does not see it renamed or moved there: a rename is followed as before,
@@ -54,6 +54,22 @@ func (r Result) TargetRemoved() bool {
 	return r.Status == StatusConflict && r.Removed != nil && r.Removed.All
 }
 
+// inConflict reports whether some hunk of the file (old or new name) is in
+// conflict; true when the patch was not judged hunk by hunk.
+func inConflict(hs []Hunk, names ...string) bool {
+	if len(hs) == 0 {
+		return true
+	}
+	for _, h := range hs {
+		for _, n := range names {
+			if n != "" && h.Path == n && h.Status == StatusConflict {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // removedKey memoizes a file's deletion in a ref's history.
 type removedKey struct{ path, ref string }
 
@@ -69,10 +85,17 @@ func (c *checker) markRemoved(r *Result, i int, ref Ref) error {
 	}
 	targets, gone := 0, map[string]*commit{}
 	for _, f := range c.patches[i].Files {
-		if f.IsNew {
+		if f.IsNew || f.IsDelete {
+			// A file it creates is no target; one it deletes that is
+			// gone is its own change there.
 			continue
 		}
 		targets++
+		if !inConflict(r.Hunks, f.OldName, f.NewName) {
+			// Its hunks are there, or were rewritten by a commit that
+			// landed the others (upstream's own way): no removed target.
+			continue
+		}
 		d, err := c.fileDeletion(variants(f.OldName), ref)
 		if err != nil {
 			return err
@@ -91,7 +114,7 @@ func (c *checker) markRemoved(r *Result, i int, ref Ref) error {
 	var last *commit
 	seen := map[string]bool{}
 	for _, f := range c.patches[i].Files {
-		if f.IsNew {
+		if f.IsNew || f.IsDelete {
 			continue
 		}
 		d := gone[f.OldName]
