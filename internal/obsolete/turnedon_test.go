@@ -1,0 +1,121 @@
+package obsolete
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/patchkit/patchkit/internal/gittest"
+)
+
+// TestTurnedOn checks history.turnedOn against `git log --no-merges -S`:
+// the newest non-merge commit of pin..tip that changed how often x.txt
+// says "on" names the commit after which it does (a merge's own
+// resolution, which git log --no-merges never names, names none).
+func TestTurnedOn(t *testing.T) {
+	tests := []struct {
+		name string
+		// build makes the history after the pin (x.txt "off") on main,
+		// and returns the name of the commit turnedOn must find ("" for
+		// none).
+		build func(r *gittest.Repo, set func(v, msg string) string) string
+	}{
+		{name: "linear", build: func(r *gittest.Repo, set func(v, msg string) string) string {
+			set("off\nmore\n", "a")
+			on := set("on\n", "b")
+			r.Write("y.txt", "y\n")
+			r.Commit("c")
+			return on
+		}},
+		{name: "on, off, on again", build: func(r *gittest.Repo, set func(v, msg string) string) string {
+			set("on\n", "a")
+			set("off\n", "b")
+			return set("on\n", "c")
+		}},
+		{name: "from a merged branch", build: func(r *gittest.Repo, set func(v, msg string) string) string {
+			r.Git("checkout", "-q", "-b", "side")
+			on := set("on\n", "side: on")
+			r.Git("checkout", "-q", "main")
+			r.Write("y.txt", "y\n")
+			r.Commit("main: other")
+			r.Git("merge", "-q", "--no-ff", "-m", "merge side", "side")
+			return on
+		}},
+		{name: "from a branch merged into the merged branch", build: func(r *gittest.Repo, set func(v, msg string) string) string {
+			r.Git("checkout", "-q", "-b", "feature")
+			on := set("on\n", "feature: on")
+			r.Git("checkout", "-q", "main")
+			r.Git("checkout", "-q", "-b", "side")
+			set("off\nside\n", "side: off")
+			r.GitIn(nil, "merge", "-q", "--no-ff", "--no-commit", "feature") // conflicts: resolved below
+			set("on\nside\n", "merge feature into side")
+			r.Git("checkout", "-q", "main")
+			set("off\nmain\n", "main: off")
+			r.GitIn(nil, "merge", "-q", "--no-ff", "--no-commit", "side") // conflicts: resolved below
+			set("on\nside\n", "merge side")
+			return on
+		}},
+		{name: "a merge's own resolution", build: func(r *gittest.Repo, set func(v, msg string) string) string {
+			r.Git("checkout", "-q", "-b", "side")
+			set("off\nside\n", "side: off")
+			r.Git("checkout", "-q", "main")
+			set("off\nmain\n", "main: off")
+			r.GitIn(nil, "merge", "-q", "--no-ff", "--no-commit", "side") // conflicts: resolved below
+			set("on\n", "merge side, on")
+			return ""
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := gittest.New(t)
+			r.Write("x.txt", "off\n")
+			r.Release("initial", "v1.0.0")
+			set := func(v, msg string) string {
+				r.Write("x.txt", v)
+				return r.Commit(msg)
+			}
+			want := tt.build(r, set)
+			tip := r.Head()
+			oracle := ""
+			if out := r.Git("log", "--no-merges", "--format=%H", "-Son", "v1.0.0.."+tip, "--", "x.txt"); out != "" {
+				oracle = strings.Fields(out)[0]
+				if want != "" && r.Git("show", "-s", "--format=%s", oracle) != r.Git("show", "-s", "--format=%s", want) {
+					t.Fatalf("git log --no-merges -S = %s, the fixture's commit is %s", oracle, want)
+				}
+			}
+			if want == "" {
+				oracle = ""
+			}
+			c := openCache(t, r.URL())
+			ctx := context.Background()
+			pin, err := c.Resolve("v1.0.0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := gitRunner{bin: "git", gitDir: c.Path(), cache: c}
+			h, err := loadRange(ctx, g, pin, []string{tip})
+			if err != nil {
+				t.Fatalf("loadRange() = %v", err)
+			}
+			holds := func(i int) (bool, error) {
+				src, err := c.Source(h.commits[i].id)
+				if err != nil {
+					return false, err
+				}
+				f, ok, err := src.Read("x.txt")
+				return ok && strings.HasPrefix(string(f.Data), "on\n"), err
+			}
+			got := ""
+			i, err := h.turnedOn(tip, false, holds)
+			if err != nil {
+				t.Fatalf("turnedOn() = %v", err)
+			}
+			if i >= 0 {
+				got = h.commits[i].id
+			}
+			if got != oracle {
+				t.Errorf("turnedOn() = %q, want %q (git log --no-merges -S)", got, oracle)
+			}
+		})
+	}
+}
