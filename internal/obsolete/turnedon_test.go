@@ -119,3 +119,39 @@ func TestTurnedOn(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckIntroducerAcrossMerge: upstream lands the patch's change on a
+// branch (with another edit, so under another patch-id), merges main into
+// that branch (main edited the file elsewhere) and releases from the
+// branch. The patch reverse-applies at the release; the commit that brought
+// it is the branch's, as git log --no-merges -S names it. The walk over
+// every commit in topological order saw main's commit (without the change)
+// after the branch's and named none, and the report then named the
+// release's own commit, the merge.
+func TestCheckIntroducerAcrossMerge(t *testing.T) {
+	r, base := pinned(t, "f.txt", "l", 30)
+	fixed := replaceLine(t, base, "l10", "l10 fixed")
+	patch := makePatch(r, "v1.0.0", "main", "fix l10", map[string]string{"f.txt": fixed})
+	r.Git("checkout", "-q", "-b", "side", "main")
+	r.Write("f.txt", replaceLine(t, fixed, "l25", "l25 too"))
+	landed := r.Commit("side: fix l10, and l25")
+	r.Git("checkout", "-q", "main")
+	r.Write("f.txt", replaceLine(t, base, "l20", "l20 main"))
+	r.Commit("main: l20")
+	r.Git("checkout", "-q", "side")
+	r.Git("merge", "-q", "--no-ff", "-m", "merge main into side", "main")
+	merge := r.Head()
+	r.Tag("v1.1.0")
+	if got := r.Git("log", "--no-merges", "--format=%H", "-Sl10 fixed", "v1.0.0..v1.1.0", "--", "f.txt"); got != landed {
+		t.Fatalf("git log --no-merges -S = %q, want %s", got, landed)
+	}
+	rep := scan{pin: "v1.0.0", releases: "v*", patches: []string{patch}}.run(t, r.URL())
+	res := result(t, rep, 0, "v1.1.0")
+	if res.Status != StatusPresent || res.Via != ViaReverseApply || res.Commit != landed {
+		t.Errorf("v1.1.0: %s via %s commit %s (%s), want present via reverse-apply by %s", res.Status, res.Via, Short(res.Commit), res.Evidence, Short(landed))
+	}
+	if p := rep.Patches[0]; p.Commit != landed {
+		t.Errorf("obsoleted by %s (%s), want %s, not the merge %s", p.ObsoletedBy, Short(p.Commit), Short(landed), Short(merge))
+	}
+	oracle(t, r, rep, []string{patch})
+}
