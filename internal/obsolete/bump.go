@@ -241,12 +241,30 @@ func (b *bumpSeries) versions(c *checker, s *gomod.Split, ref Ref) (*BumpPart, e
 // (history.turnedOn): a merge that only combined the branches names none.
 // (-1, "") when none did (the pin already covered it).
 func (b *bumpSeries) raisedBy(c *checker, ref Ref, w gomod.Want) (int, string, error) {
+	// The walk asks at every first parent: commits with the same go.mod
+	// share its answer, and only a new go.mod is read.
+	byBlob := map[string]bool{}
 	covered := func(id string) (bool, error) {
+		src, err := c.cache.Source(id)
+		if err != nil {
+			return false, err
+		}
+		key := "-"
+		if e, ok, err := src.Entry(w.File); err != nil {
+			return false, err
+		} else if ok {
+			key = e.Hash.String()
+		}
+		if v, ok := byBlob[key]; ok {
+			return v, nil
+		}
 		m, err := b.mod(c, id, w.File)
 		if err != nil {
 			return false, err
 		}
-		return m.Cover(w).Covered, nil
+		v := m.Cover(w).Covered
+		byBlob[key] = v
+		return v, nil
 	}
 	base, err := covered(c.pinCommit)
 	if err != nil {
