@@ -270,7 +270,9 @@ func (b *bumpSeries) raisedBy(c *checker, ref Ref, w gomod.Want) (int, string, e
 	if err != nil {
 		return 0, "", err
 	}
-	found, err := c.h.turnedOn(ref.Commit, base, func(i int) (bool, error) { return covered(c.h.commits[i].id) })
+	// Every first parent is asked: the go.mod of a mixed patch is no path
+	// of the line series, whose commits the history knows.
+	found, err := c.h.turnedOn(ref.Commit, base, func(i int) (bool, error) { return covered(c.h.commits[i].id) }, nil)
 	if err != nil || found < 0 {
 		return -1, "", err
 	}

@@ -50,6 +50,9 @@ func (c *checker) introducer(i int, ref Ref, kind string) (*commit, error) {
 	}
 	found, err := c.h.turnedOn(ref.Commit, base, func(idx int) (bool, error) {
 		return at(c.h.commits[idx].id, func() (bool, error) { return c.predicate(predKey{patch: i, commit: idx, kind: kind}) })
+	}, func(idx int) bool {
+		cm := c.h.commits[idx]
+		return cm.merge || touches(cm, c.patchPaths[i])
 	})
 	if err != nil || found < 0 {
 		return nil, err

@@ -505,10 +505,12 @@ func (h *history) reverts(i int) []int {
 // branch it merged, and the walk goes on along that branch's own commits
 // (the first parents of the merged parent that the merge's first parent
 // does not reach). base is whether holds is true at the pin (the state
-// before the range). It returns -1 when holds is false at tip, when it held
-// from the start of the walk, or when only a merge's own resolution made it
-// true.
-func (h *history) turnedOn(tip string, base bool, holds func(i int) (bool, error)) (int, error) {
+// before the range). changes, when not nil, tells the commits whose tree
+// holds can differ on from their first parent's (a merge, or a commit that
+// touches the files holds reads); at the others holds is not asked. It
+// returns -1 when holds is false at tip, when it held from the start of the
+// walk, or when only a merge's own resolution made it true.
+func (h *history) turnedOn(tip string, base bool, holds func(i int) (bool, error), changes func(i int) bool) (int, error) {
 	start, ok := h.index[tip]
 	if !ok {
 		return -1, nil
@@ -539,6 +541,9 @@ func (h *history) turnedOn(tip string, base bool, holds func(i int) (bool, error
 		}
 		found := -1
 		for k := len(chain) - 1; k >= 0; k-- {
+			if changes != nil && !changes(chain[k]) {
+				continue // its first parent's value, prev
+			}
 			ok, err := holds(chain[k])
 			if err != nil {
 				return -1, err

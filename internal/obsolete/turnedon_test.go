@@ -106,7 +106,7 @@ func TestTurnedOn(t *testing.T) {
 				return ok && strings.HasPrefix(string(f.Data), "on\n"), err
 			}
 			got := ""
-			i, err := h.turnedOn(tip, false, holds)
+			i, err := h.turnedOn(tip, false, holds, nil)
 			if err != nil {
 				t.Fatalf("turnedOn() = %v", err)
 			}
