@@ -245,15 +245,9 @@ func (b *bumpSeries) raisedBy(c *checker, ref Ref, w gomod.Want) (int, string, e
 	// share its answer, and only a new go.mod is read.
 	byBlob := map[string]bool{}
 	covered := func(id string) (bool, error) {
-		src, err := c.cache.Source(id)
+		key, err := c.entryAt(id, w.File)
 		if err != nil {
 			return false, err
-		}
-		key := "-"
-		if e, ok, err := src.Entry(w.File); err != nil {
-			return false, err
-		} else if ok {
-			key = e.Hash.String()
 		}
 		if v, ok := byBlob[key]; ok {
 			return v, nil

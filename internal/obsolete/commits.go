@@ -61,12 +61,8 @@ func (c *checker) introducer(i int, ref Ref, kind string) (*commit, error) {
 }
 
 // pathsState names the entries of patch i's files (with their variants)
-// at commit id: mode and object id, or absent.
+// at commit id (entryAt).
 func (c *checker) pathsState(id string, i int) (string, error) {
-	src, err := c.cache.Source(id)
-	if err != nil {
-		return "", err
-	}
 	paths := make([]string, 0, len(c.patchPaths[i]))
 	for p := range c.patchPaths[i] {
 		paths = append(paths, p)
@@ -74,17 +70,36 @@ func (c *checker) pathsState(id string, i int) (string, error) {
 	sort.Strings(paths)
 	var b strings.Builder
 	for _, p := range paths {
-		e, ok, err := src.Entry(p)
+		e, err := c.entryAt(id, p)
 		if err != nil {
 			return "", err
 		}
-		if ok {
-			fmt.Fprintf(&b, "%s\x00%o %s\n", p, uint32(e.Mode), e.Hash)
-		} else {
-			fmt.Fprintf(&b, "%s\x00-\n", p)
-		}
+		b.WriteString(p + "\x00" + e + "\n")
 	}
 	return b.String(), nil
+}
+
+// entryAt names the tree entry at path p of commit id, memoized: its mode
+// and object id, or "-" when there is none.
+func (c *checker) entryAt(id, p string) (string, error) {
+	key := removedKey{path: p, ref: id}
+	if e, ok := c.entries[key]; ok {
+		return e, nil
+	}
+	src, err := c.cache.Source(id)
+	if err != nil {
+		return "", err
+	}
+	e, ok, err := src.Entry(p)
+	if err != nil {
+		return "", err
+	}
+	s := "-"
+	if ok {
+		s = fmt.Sprintf("%o %s", uint32(e.Mode), e.Hash)
+	}
+	c.entries[key] = s
+	return s, nil
 }
 
 func touches(cm *commit, paths map[string]bool) bool {

@@ -48,6 +48,8 @@ type checker struct {
 	pinCommit string
 	// removed memoizes the deletions of the series' files (removed.go).
 	removed map[removedKey]deletion
+	// entries memoizes entryAt.
+	entries map[removedKey]string
 	// ctx and git run the few git questions asked per ref (removed.go).
 	ctx context.Context
 	git gitRunner
@@ -88,6 +90,7 @@ func newChecker(ctx context.Context, g gitRunner, in Input, refs []Ref, h *histo
 
 		pinCommit: in.PinCommit,
 		removed:   map[removedKey]deletion{},
+		entries:   map[removedKey]string{},
 		ctx:       ctx,
 		git:       g,
 	}
