@@ -250,31 +250,45 @@ func (b *bumpSeries) versions(c *checker, s *gomod.Split, ref Ref) (*BumpPart, e
 }
 
 // raisedBy finds the range commit that raised w to a covering version in
-// ref: among the commits ref reaches that touch w's go.mod, oldest first, the
-// last one at which the coverage turned true. (-1, "") when none did (the
-// pin already covered it).
+// ref: the non-merge commit after which the coverage turned true and stayed
+// so, along ref's first parents and into the branches they merged
+// (history.turnedOn): a merge that only combined the branches names none.
+// (-1, "") when none did (the pin already covered it).
 func (b *bumpSeries) raisedBy(c *checker, ref Ref, w gomod.Want) (int, string, error) {
-	reach := c.h.reachable(ref.Commit)
-	found, foundID, prev := -1, "", false
-	for _, id := range b.commits[w.File] {
-		idx, ok := c.h.index[id]
-		if !ok || !reach.has(idx) {
-			continue
+	// The walk asks at every first parent: commits with the same go.mod
+	// share its answer, and only a new go.mod is read.
+	byBlob := map[string]bool{}
+	covered := func(id string) (bool, error) {
+		key, err := c.entryAt(id, w.File)
+		if err != nil {
+			return false, err
+		}
+		if v, ok := byBlob[key]; ok {
+			return v, nil
 		}
 		m, err := b.mod(c, id, w.File)
 		if err != nil {
-			return 0, "", err
+			return false, err
 		}
-		ok = m.Cover(w).Covered
-		if ok && !prev {
-			found, foundID = idx, id
-		}
-		prev = ok
+		v := m.Cover(w).Covered
+		byBlob[key] = v
+		return v, nil
 	}
-	if !prev {
-		return -1, "", nil
+	base, err := covered(c.pinCommit)
+	if err != nil {
+		return 0, "", err
 	}
-	return found, foundID, nil
+	// Every first parent is asked: the go.mod of a mixed patch is no path
+	// of the line series, whose commits the history knows.
+	found, err := c.h.turnedOn(ref.Commit, base, func(i int) (bool, error) { return covered(c.h.commits[i].id) }, nil)
+	if err != nil || found < 0 {
+		return -1, "", err
+	}
+	id := c.h.commits[found].id
+	if _, ok := b.subject[id]; !ok {
+		b.subject[id] = c.h.commits[found].subject
+	}
+	return found, id, nil
 }
 
 // mod reads and parses the go.mod at path in commit, memoized; nil when the

@@ -1,7 +1,12 @@
 package obsolete
 
 import (
+	"fmt"
+	"sort"
+	"strings"
+
 	"github.com/patchkit/patchkit/internal/apply"
+	"github.com/patchkit/patchkit/internal/tree"
 )
 
 // Predicates for introducer: what must hold at a commit's tree.
@@ -16,34 +21,85 @@ type predKey struct {
 }
 
 // introducer finds the upstream commit that brought patch i's change into
-// ref: among the range commits that ref reaches and that touch the patch's
-// files, oldest first, the last one at which the predicate turned true
-// (and stayed true). nil when none is found.
+// ref: the non-merge commit after which the predicate turned true and
+// stayed true, along ref's first parents and into the branches they merged
+// (history.turnedOn), as `git log --no-merges` would name it. nil when none
+// is found (or the pin already had it).
 func (c *checker) introducer(i int, ref Ref, kind string) (*commit, error) {
-	reach := c.h.reachable(ref.Commit)
-	var found *commit
-	prev := false
-	for _, idx := range c.h.relevant {
-		if !reach.has(idx) {
-			continue
-		}
-		cm := c.h.commits[idx]
-		if !touches(cm, c.patchPaths[i]) {
-			continue
-		}
-		ok, err := c.predicate(predKey{patch: i, commit: idx, kind: kind})
+	// The predicate only looks at the patch's files: commits whose entries
+	// there are equal share its value.
+	byState := map[string]bool{}
+	at := func(id string, eval func() (bool, error)) (bool, error) {
+		key, err := c.pathsState(id, i)
 		if err != nil {
-			return nil, err
+			return false, err
 		}
-		if ok && !prev {
-			found = cm
+		if v, ok := byState[key]; ok {
+			return v, nil
 		}
-		prev = ok
+		v, err := eval()
+		if err != nil {
+			return false, err
+		}
+		byState[key] = v
+		return v, nil
 	}
-	if !prev {
-		return nil, nil
+	base, err := at(c.pinCommit, func() (bool, error) { return c.predicateIn(i, kind, c.pin) })
+	if err != nil {
+		return nil, err
 	}
-	return found, nil
+	found, err := c.h.turnedOn(ref.Commit, base, func(idx int) (bool, error) {
+		return at(c.h.commits[idx].id, func() (bool, error) { return c.predicate(predKey{patch: i, commit: idx, kind: kind}) })
+	}, func(idx int) bool {
+		cm := c.h.commits[idx]
+		return cm.merge || touches(cm, c.patchPaths[i])
+	})
+	if err != nil || found < 0 {
+		return nil, err
+	}
+	return c.h.commits[found], nil
+}
+
+// pathsState names the entries of patch i's files (with their variants)
+// at commit id (entryAt).
+func (c *checker) pathsState(id string, i int) (string, error) {
+	paths := make([]string, 0, len(c.patchPaths[i]))
+	for p := range c.patchPaths[i] {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	var b strings.Builder
+	for _, p := range paths {
+		e, err := c.entryAt(id, p)
+		if err != nil {
+			return "", err
+		}
+		b.WriteString(p + "\x00" + e + "\n")
+	}
+	return b.String(), nil
+}
+
+// entryAt names the tree entry at path p of commit id, memoized: its mode
+// and object id, or "-" when there is none.
+func (c *checker) entryAt(id, p string) (string, error) {
+	key := removedKey{path: p, ref: id}
+	if e, ok := c.entries[key]; ok {
+		return e, nil
+	}
+	src, err := c.cache.Source(id)
+	if err != nil {
+		return "", err
+	}
+	e, ok, err := src.Entry(p)
+	if err != nil {
+		return "", err
+	}
+	s := "-"
+	if ok {
+		s = fmt.Sprintf("%o %s", uint32(e.Mode), e.Hash)
+	}
+	c.entries[key] = s
+	return s, nil
 }
 
 func touches(cm *commit, paths map[string]bool) bool {
@@ -65,23 +121,31 @@ func (c *checker) predicate(k predKey) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	var v bool
-	switch k.kind {
-	case predReverse:
-		r := apply.New(src, apply.WithReverse(), noWS).Apply(c.patches[k.patch])
-		if r.Err != nil {
-			return false, r.Err
-		}
-		v = r.Status == apply.StatusApplied
-	default:
-		lm, err := c.lineShare(k.patch, src)
-		if err != nil {
-			return false, err
-		}
-		v = supersedes(lm)
+	v, err := c.predicateIn(k.patch, k.kind, src)
+	if err != nil {
+		return false, err
 	}
 	c.pred[k] = v
 	return v, nil
+}
+
+// predicateIn reports whether the predicate kind holds in src for patch i
+// alone.
+func (c *checker) predicateIn(i int, kind string, src tree.Source) (bool, error) {
+	switch kind {
+	case predReverse:
+		r := apply.New(src, apply.WithReverse(), noWS).Apply(c.patches[i])
+		if r.Err != nil {
+			return false, r.Err
+		}
+		return r.Status == apply.StatusApplied, nil
+	default:
+		lm, err := c.lineShare(i, src)
+		if err != nil {
+			return false, err
+		}
+		return supersedes(lm), nil
+	}
 }
 
 // result adds the commit evidence of ref to a verdict: for a patch that
@@ -105,6 +169,9 @@ func (c *checker) result(ref Ref, i int, v verdict, hit *commit) (Result, error)
 		}
 	default:
 		if err := c.decide(&r, i, ref, v, hit); err != nil {
+			return Result{}, err
+		}
+		if err := c.markRemoved(&r, i, ref); err != nil {
 			return Result{}, err
 		}
 	}

@@ -21,7 +21,9 @@
 //     (SupersededShare) of its significant changed lines are upstream
 //     (added lines there, removed lines gone; see LineMatch), with the
 //     commit after which they are;
-//  5. conflict, with the first failing hunk.
+//  5. conflict, with the first failing hunk; when upstream deleted every
+//     file the patch modifies (not renamed), the target is removed
+//     (removed.go): still conflict, with the files and the commit.
 //
 // Every status where any of the change is upstream names the commits that
 // carry it, per hunk (Result.Commits, Hunk.Commit).

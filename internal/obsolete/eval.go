@@ -46,6 +46,13 @@ type checker struct {
 	ustate  map[unitKey]unitAt
 	// pinCommit is the pin's commit.
 	pinCommit string
+	// removed memoizes the deletions of the series' files (removed.go).
+	removed map[removedKey]deletion
+	// entries memoizes entryAt.
+	entries map[removedKey]string
+	// ctx and git run the few git questions asked per ref (removed.go).
+	ctx context.Context
+	git gitRunner
 }
 
 // verdict is what the trees say about one patch at one ref; the commit
@@ -82,6 +89,10 @@ func newChecker(ctx context.Context, g gitRunner, in Input, refs []Ref, h *histo
 		ustate:  map[unitKey]unitAt{},
 
 		pinCommit: in.PinCommit,
+		removed:   map[removedKey]deletion{},
+		entries:   map[removedKey]string{},
+		ctx:       ctx,
+		git:       g,
 	}
 	touched := map[string]bool{}
 	for _, p := range in.Patches {

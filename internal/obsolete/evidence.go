@@ -67,7 +67,7 @@ func evidence(r Result, patchID bool) string {
 		if l := hunkList(r.Hunks, StatusConflict); l != "" {
 			s += "; hunks that need a refresh: " + l
 		}
-		return s
+		return s + removedNote(r)
 	case StatusSuperseded:
 		switch r.Via {
 		case ViaCarried:
@@ -88,6 +88,9 @@ func evidence(r Result, patchID bool) string {
 		}
 		return s
 	case StatusConflict:
+		if r.TargetRemoved() {
+			return "target removed: " + removedPhrase(r.Removed) + ": drop the patch or rewrite it for what replaced it"
+		}
 		s := "does not apply"
 		if r.Conflict != nil {
 			s = r.Conflict.Message
@@ -104,9 +107,28 @@ func evidence(r Result, patchID bool) string {
 		if r.AddedLines != nil && r.AddedLines.Present > 0 {
 			s += "; " + lineMatchPhrase(*r.AddedLines)
 		}
-		return s
+		return s + removedNote(r)
 	}
 	return ""
+}
+
+// removedNote names the hunks whose files upstream removed, in a result
+// whose other hunks decide: "; hunks whose file upstream removed: ...".
+func removedNote(r Result) string {
+	if r.Removed == nil || r.Removed.All {
+		return ""
+	}
+	var hs []string
+	for _, h := range r.Hunks {
+		if h.Via == ViaRemoved {
+			hs = append(hs, hunkName(h))
+		}
+	}
+	if len(hs) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; hunks whose file upstream removed (%s): %s: drop them or rewrite them for what replaced it",
+		removedPhrase(r.Removed), strings.Join(hs, ", "))
 }
 
 // lineMatchPhrase says how many changed lines are upstream.
@@ -118,11 +140,12 @@ func lineMatchPhrase(lm LineMatch) string {
 		lm.Present, lm.Total, lm.Present-lm.Gone, lm.Total-lm.Removed, lm.Gone, lm.Removed)
 }
 
-// hunkList names the hunks with status, comma-separated.
+// hunkList names the hunks with status, comma-separated, but those whose file
+// upstream removed (removedNote names them).
 func hunkList(hs []Hunk, status string) string {
 	var out []string
 	for _, h := range hs {
-		if h.Status == status {
+		if h.Status == status && h.Via != ViaRemoved {
 			out = append(out, hunkName(h))
 		}
 	}

@@ -496,3 +496,94 @@ func (h *history) reverts(i int) []int {
 	}
 	return out
 }
+
+// turnedOn returns the non-merge commit of tip's history after which holds
+// (a property of a commit's tree) turned true and stayed true up to tip, as
+// `git log --no-merges -S` names the commit that brought a line: it walks
+// tip's first parents, oldest first, for the last commit at which holds
+// turned true; when that commit is a merge, the change came from the
+// branch it merged, and the walk goes on along that branch's own commits
+// (the first parents of the merged parent that the merge's first parent
+// does not reach). base is whether holds is true at the pin (the state
+// before the range). changes, when not nil, tells the commits whose tree
+// holds can differ on from their first parent's (a merge, or a commit that
+// touches the files holds reads); at the others holds is not asked. It
+// returns -1 when holds is false at tip, when it held from the start of the
+// walk, or when only a merge's own resolution made it true.
+func (h *history) turnedOn(tip string, base bool, holds func(i int) (bool, error), changes func(i int) bool) (int, error) {
+	start, ok := h.index[tip]
+	if !ok {
+		return -1, nil
+	}
+	var stop bitset
+	for {
+		// tip's first-parent chain inside the range, above stop.
+		var chain []int
+		before := -1 // the commit below the chain, in stop; -1: the pin's side
+		for i := start; ; {
+			chain = append(chain, i)
+			j, ok := h.index[h.commits[i].parent]
+			if !ok {
+				break
+			}
+			if stop != nil && stop.has(j) {
+				before = j
+				break
+			}
+			i = j
+		}
+		prev := base
+		if before >= 0 {
+			var err error
+			if prev, err = holds(before); err != nil {
+				return -1, err
+			}
+		}
+		found := -1
+		for k := len(chain) - 1; k >= 0; k-- {
+			if changes != nil && !changes(chain[k]) {
+				continue // its first parent's value, prev
+			}
+			ok, err := holds(chain[k])
+			if err != nil {
+				return -1, err
+			}
+			if ok && !prev {
+				found = chain[k]
+			}
+			prev = ok
+		}
+		if !prev || found < 0 {
+			return -1, nil
+		}
+		c := h.commits[found]
+		if !c.merge {
+			return found, nil
+		}
+		// A merge: follow the merged parent that has it.
+		first, ok := h.index[c.parent]
+		next := -1
+		for _, p := range c.parents {
+			if ok && p == first {
+				continue
+			}
+			has, err := holds(p)
+			if err != nil {
+				return -1, err
+			}
+			if has {
+				next = p
+				break
+			}
+		}
+		if next < 0 {
+			return -1, nil
+		}
+		if ok {
+			stop = h.reachable(h.commits[first].id)
+		} else {
+			stop = nil
+		}
+		start = next
+	}
+}

@@ -32,7 +32,8 @@ const (
 	// lines gone).
 	StatusSuperseded = "superseded"
 	// StatusConflict: the patch applies in neither direction and upstream did
-	// not land it: it needs a refresh.
+	// not land it: it needs a refresh, or (Result.TargetRemoved) upstream
+	// deleted every file it modifies.
 	StatusConflict = "conflict"
 )
 
@@ -93,7 +94,8 @@ type Hunk struct {
 	Status string `json:"status"`
 	// Via says how a present hunk was found: reverse-apply, lines, or
 	// landed (a commit of the ref landed it and upstream edited the lines
-	// around it since).
+	// around it since); for a hunk in conflict, removed when upstream
+	// deleted its file (removed.go).
 	Via string `json:"via,omitempty"`
 	// Offset is where it applied, for status applies.
 	Offset int `json:"offset,omitempty"`
@@ -151,6 +153,11 @@ type Result struct {
 	// mixed patch's code part.
 	Bump *BumpPart
 	Code *CodePart
+	// Removed names the files the patch modifies that upstream deleted (not
+	// renamed), with the commit after which they were gone (removed.go):
+	// every one of them (TargetRemoved), or some, whose hunks' Via is
+	// ViaRemoved. nil when none is.
+	Removed *Removed
 }
 
 // Finding reports whether the result is a finding: anything but applies.

@@ -80,6 +80,9 @@ type obsoleteResult struct {
 	// (docs/obsolete-check.md).
 	Bump *obsolete.BumpPart `json:"bump,omitempty"`
 	Code *obsolete.CodePart `json:"code,omitempty"`
+	// Removed names the files upstream deleted, when every file the patch
+	// modifies is gone (the status stays conflict; the tables say removed).
+	Removed *obsolete.Removed `json:"removed,omitempty"`
 }
 
 func nullable(s string) *string {
@@ -117,11 +120,15 @@ func (o Obsolete) json() obsoleteJSON {
 			jp.Evidence = res.Evidence
 		}
 		for _, res := range p.Results {
-			jp.Results = append(jp.Results, obsoleteResult{
+			jr := obsoleteResult{
 				Ref: res.Ref, Status: res.Status, Commit: nullable(res.Commit), Subject: res.Subject,
 				Via: res.Via, Evidence: res.Evidence, Offsets: res.Offsets, Hunks: res.Hunks,
 				Commits: res.Commits, AddedLines: res.AddedLines, Conflict: res.Conflict, Bump: res.Bump, Code: res.Code,
-			})
+			}
+			if res.TargetRemoved() {
+				jr.Removed = res.Removed
+			}
+			jp.Results = append(jp.Results, jr)
 		}
 		out.Patches = append(out.Patches, jp)
 	}
@@ -154,6 +161,18 @@ func (run ObsoleteRun) JSON() any {
 	return jsonItems(items, run.Single)
 }
 
+// cellRemoved is the table cell of a result whose target upstream removed
+// (obsolete.Result.TargetRemoved): its status is conflict.
+const cellRemoved = "removed"
+
+// statusCell is a result's status in the tables: its status, or removed.
+func statusCell(res obsolete.Result) string {
+	if res.TargetRemoved() {
+		return cellRemoved
+	}
+	return res.Status
+}
+
 // refGroup is a run of consecutive refs, of the same kind, at which every
 // patch has the same status: tables show it as one column.
 type refGroup struct{ first, last int }
@@ -166,7 +185,7 @@ func groupRefs(r *obsolete.Report) []refGroup {
 			return false
 		}
 		for _, p := range r.Patches {
-			if p.Results[a].Status != p.Results[b].Status {
+			if statusCell(p.Results[a]) != statusCell(p.Results[b]) {
 				return false
 			}
 		}
@@ -345,7 +364,7 @@ func textByPatch(b *strings.Builder, r *obsolete.Report, groups []refGroup) {
 		p := &r.Patches[i]
 		row := []string{p.File}
 		for _, g := range groups {
-			row = append(row, p.Results[g.first].Status)
+			row = append(row, statusCell(p.Results[g.first]))
 		}
 		rows = append(rows, append(row, obsoletedCell(p)))
 	}
@@ -368,7 +387,7 @@ func textByRef(b *strings.Builder, r *obsolete.Report, groups []refGroup) {
 	for _, g := range groups {
 		row := []string{g.label(r)}
 		for i := range r.Patches {
-			row = append(row, r.Patches[i].Results[g.first].Status)
+			row = append(row, statusCell(r.Patches[i].Results[g.first]))
 		}
 		rows = append(rows, row)
 	}
@@ -465,6 +484,7 @@ var mdStatus = map[string]string{
 	obsolete.StatusSuperseded: "🟢 **superseded**",
 	obsolete.StatusPartial:    "🟡 **partial**",
 	obsolete.StatusConflict:   "🔴 **conflict**",
+	cellRemoved:               "⚪ **removed**",
 }
 
 // Markdown implements Markdowner.
@@ -496,7 +516,7 @@ func (run ObsoleteRun) Markdown() string {
 			p := &r.Patches[i]
 			fmt.Fprintf(&b, "| `%s` |", mdCell(p.File))
 			for _, g := range groups {
-				fmt.Fprintf(&b, " %s |", mdStatus[p.Results[g.first].Status])
+				fmt.Fprintf(&b, " %s |", mdStatus[statusCell(p.Results[g.first])])
 			}
 			first, ev := "", ""
 			if res := p.Obsoleting(); res != nil {
@@ -578,12 +598,16 @@ func (run ObsoleteRun) GitHub() string {
 				counts["obsolete"]++
 			}
 			for _, res := range p.Results {
-				if !res.Finding() || done[res.Status] {
+				if !res.Finding() || done[statusCell(res)] {
 					continue
 				}
-				done[res.Status] = true
-				switch res.Status {
-				case obsolete.StatusConflict:
+				done[statusCell(res)] = true
+				switch {
+				case res.TargetRemoved():
+					counts["removed"]++
+					onPatch("error", p.File, headerLine, "patchkit obsolete-check: removed",
+						fmt.Sprintf("%s: upstream removed what it patches at %s: %s", p.File, res.Ref, res.Evidence))
+				case res.Status == obsolete.StatusConflict:
 					counts["conflict"]++
 					file, line, msg := p.File, 1, fmt.Sprintf("%s no longer applies to upstream %s: %s", p.File, res.Ref, res.Evidence)
 					if c := res.Conflict; c != nil {
@@ -596,7 +620,7 @@ func (run ObsoleteRun) GitHub() string {
 						}
 					}
 					onPatch("error", file, line, "patchkit obsolete-check: conflict", msg)
-				case obsolete.StatusPartial:
+				case res.Status == obsolete.StatusPartial:
 					counts["partial"]++
 					line := 1
 					for _, h := range res.Hunks {
@@ -613,9 +637,12 @@ func (run ObsoleteRun) GitHub() string {
 				}
 			}
 		}
-		annotate(&b, "notice", "", 0, "patchkit obsolete-check", ghEscape(fmt.Sprintf(
-			"%s: %s, %s scanned: %d obsoleted by a release, %d partly upstream, %d in conflict",
-			o.Image, plural(len(r.Patches), "patch", "patches"), plural(len(r.Refs), "ref", "refs"), counts["obsolete"], counts["partial"], counts["conflict"])))
+		summary := fmt.Sprintf("%s: %s, %s scanned: %d obsoleted by a release, %d partly upstream, %d in conflict",
+			o.Image, plural(len(r.Patches), "patch", "patches"), plural(len(r.Refs), "ref", "refs"), counts["obsolete"], counts["partial"], counts["conflict"])
+		if n := counts["removed"]; n > 0 {
+			summary += fmt.Sprintf(", %d with their target removed", n)
+		}
+		annotate(&b, "notice", "", 0, "patchkit obsolete-check", ghEscape(summary))
 		for _, wr := range o.Written {
 			annotate(&b, "notice", wr.File, 1, "patchkit obsolete-check", ghEscape("wrote Applied-Upstream: "+wr.AppliedUpstream))
 		}

@@ -92,6 +92,7 @@ var findingText = map[string]string{
 	status.FindingNoPR:           "original change with no upstream PR (only an issue): forward it (patchkit forward)",
 	status.FindingClosedUnmerged: "its upstream PR was closed unmerged",
 	status.FindingConflict:       "no longer applies at the newest release: refresh it",
+	status.FindingRemoved:        "upstream removed what it patches by the newest release: drop it or rewrite it for what replaced it",
 }
 
 // findingSay is findingText, with the release for droppable: "droppable
@@ -101,6 +102,15 @@ func findingSay(p status.Patch, f string) string {
 		return "droppable since " + p.ObsoletedBy + ": the newest release carries it"
 	}
 	return findingText[f]
+}
+
+// verdictCell is a patch's verdict in the tables: removed for a conflict
+// whose target upstream removed.
+func verdictCell(p status.Patch) string {
+	if p.Verdict == obsolete.StatusConflict && p.Removed != nil {
+		return cellRemoved
+	}
+	return p.Verdict
 }
 
 func behindCell(u status.Unit) string {
@@ -128,7 +138,7 @@ func statusText(r *status.Report) string {
 			if p.Upstream.URL != "" {
 				link += " " + p.Upstream.URL
 			}
-			rows = append(rows, []string{p.File, addedCell(p), fmt.Sprint(p.Pins), p.Verdict, ob, link, upstreamState(p.Upstream)})
+			rows = append(rows, []string{p.File, addedCell(p), fmt.Sprint(p.Pins), verdictCell(p), ob, link, upstreamState(p.Upstream)})
 		}
 		writeTable(&b, "  ", rows)
 		for _, p := range u.Patches {
@@ -210,7 +220,7 @@ func StatusMarkdown(r *status.Report) string {
 				fs = append(fs, mdCell(findingSay(p, f)))
 			}
 			fmt.Fprintf(&b, "| `%s` | %s | %d | %s | %s | %s | %s | %s |\n", mdCell(p.File), addedCell(p), p.Pins,
-				mdStatus[p.Verdict], ob, mdLink(p.Upstream), mdState(p.Upstream), strings.Join(fs, "<br>"))
+				mdStatus[verdictCell(p)], ob, mdLink(p.Upstream), mdState(p.Upstream), strings.Join(fs, "<br>"))
 		}
 	}
 	if len(r.History) > 0 {

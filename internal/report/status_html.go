@@ -50,7 +50,7 @@ const statusUnitsHead = `</p>
 <tbody>`
 
 const statusLegend = `
-<p><small>Findings: <span class="droppable">droppable</span>: the newest release carries the change; <span class="finding">no upstream PR or issue</span>: an original change carried until someone forwards it (<code>patchkit forward</code>); <span class="finding">no PR</span>: only an issue; <span class="finding">PR closed unmerged</span>; <span class="finding">conflict</span>: it no longer applies at the newest release.</small></p>`
+<p><small>Findings: <span class="droppable">droppable</span>: the newest release carries the change; <span class="finding">no upstream PR or issue</span>: an original change carried until someone forwards it (<code>patchkit forward</code>); <span class="finding">no PR</span>: only an issue; <span class="finding">PR closed unmerged</span>; <span class="finding">conflict</span>: it no longer applies at the newest release; <span class="finding">target removed</span>: upstream deleted every file it modifies.</small></p>`
 
 // writeStatusPage writes the page of data.
 func writeStatusPage(w io.Writer, d *statusPageData) error {
@@ -176,7 +176,7 @@ func statusHTML(w io.Writer, r *status.Report) error {
 	for _, u := range r.Units {
 		hu := htmlUnit{Dir: u.Dir, Pin: u.Pin, Newest: u.Newest, Behind: u.Behind, Error: Redact(u.Error)}
 		for _, p := range u.Patches {
-			hp := htmlPatch{File: p.File, Added: addedCell(p), Pins: p.Pins, Verdict: p.Verdict, Kind: p.Upstream.Kind,
+			hp := htmlPatch{File: p.File, Added: addedCell(p), Pins: p.Pins, Verdict: verdictCell(p), Kind: p.Upstream.Kind,
 				URL: webURL(p.Upstream.URL), Short: Redact(shortURL(p.Upstream.URL)), Note: Redact(p.Upstream.Note)}
 			if p.ObsoletedBy != "" {
 				hp.ObsoletedBy = p.ObsoletedBy + " (" + obsolete.Short(p.Commit) + ")"
@@ -212,6 +212,7 @@ var findingShort = map[string]string{
 	status.FindingNoPR:           "no PR (issue only)",
 	status.FindingClosedUnmerged: "PR closed unmerged",
 	status.FindingConflict:       "conflict",
+	status.FindingRemoved:        "target removed",
 }
 
 // webURL keeps only http(s) links: a link is never a script.

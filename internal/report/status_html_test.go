@@ -55,7 +55,7 @@ svg text{font-size:11px;font-family:system-ui,sans-serif}
 </tbody>
 </table>
 {{- end}}{{end}}
-<p><small>Findings: <span class="droppable">droppable</span>: the newest release carries the change; <span class="finding">no upstream PR or issue</span>: an original change carried until someone forwards it (<code>patchkit forward</code>); <span class="finding">no PR</span>: only an issue; <span class="finding">PR closed unmerged</span>; <span class="finding">conflict</span>: it no longer applies at the newest release.</small></p>
+<p><small>Findings: <span class="droppable">droppable</span>: the newest release carries the change; <span class="finding">no upstream PR or issue</span>: an original change carried until someone forwards it (<code>patchkit forward</code>); <span class="finding">no PR</span>: only an issue; <span class="finding">PR closed unmerged</span>; <span class="finding">conflict</span>: it no longer applies at the newest release; <span class="finding">target removed</span>: upstream deleted every file it modifies.</small></p>
 {{- if .Chart}}
 <h2>Carried patches over time</h2>
 {{.Chart}}

@@ -44,6 +44,9 @@ const (
 	FindingClosedUnmerged = "pr-closed-unmerged"
 	// FindingConflict: it no longer applies at the newest release.
 	FindingConflict = "conflict"
+	// FindingRemoved: upstream deleted every file it modifies by the newest
+	// release (Patch.Removed): drop it or rewrite it for what replaced them.
+	FindingRemoved = "target-removed"
 )
 
 // Upstream is a patch's link upstream and its state.
@@ -85,6 +88,10 @@ type Patch struct {
 	Verdict string `json:"verdict"`
 	// Evidence is obsolete-check's evidence for Verdict.
 	Evidence string `json:"evidence,omitempty"`
+	// Removed names the files upstream deleted when every file the patch
+	// modifies is gone at the newest release (Verdict is conflict; the
+	// tables say removed).
+	Removed *obsolete.Removed `json:"removed,omitempty"`
 	// ObsoletedBy is the first release that carries the change; Commit the
 	// upstream commit that did.
 	ObsoletedBy string   `json:"obsoletedBy"`
@@ -214,6 +221,9 @@ func CollectUnit(ctx context.Context, in UnitInput, o Options) (*Unit, error) {
 		for k, ref := range rep.Refs {
 			if ref.Name == u.Newest {
 				st.Verdict, st.Evidence = pr.Results[k].Status, pr.Results[k].Evidence
+				if pr.Results[k].TargetRemoved() {
+					st.Removed = pr.Results[k].Removed
+				}
 			}
 		}
 		if a, ok := hist.added[p.Name]; ok {
@@ -233,7 +243,11 @@ func findings(p Patch) []string {
 	case obsolete.StatusPresent, obsolete.StatusSuperseded:
 		out = append(out, FindingDroppable)
 	case obsolete.StatusConflict:
-		out = append(out, FindingConflict)
+		if p.Removed != nil {
+			out = append(out, FindingRemoved)
+		} else {
+			out = append(out, FindingConflict)
+		}
 	}
 	if p.Original {
 		switch {
