@@ -14,9 +14,10 @@ import (
 // against the upstream commits that landed its hunks (decide):
 //
 //   - a commit of the ref with the patch's patch-id decides: present, unless
-//     a hunk was reverted since (it applies again, or its removed lines are
-//     back; a file the patch creates that is gone, or added lines gone, were
-//     moved or edited as likely, and do not end it);
+//     a hunk was reverted since (its removed lines are back, or it applies
+//     again and its lines did not move elsewhere, see moves.go; a file the
+//     patch creates that is gone, or added lines gone, were moved or edited
+//     as likely, and do not end it);
 //   - each hunk is carried when it is there (it reverse-applies, or its lines
 //     are there in their own context) or when it was there once and upstream
 //     only edited the lines around it since (its own added lines are still
@@ -366,7 +367,6 @@ func (c *checker) decide(r *Result, i int, ref Ref, v verdict, hit *commit) erro
 		return err
 	}
 	fates := make([]hunkFate, len(us))
-	reverted := false
 	for k, h := range v.hunks {
 		f := &fates[k]
 		switch h.Status {
@@ -374,24 +374,11 @@ func (c *checker) decide(r *Result, i int, ref Ref, v verdict, hit *commit) erro
 			f.at = unitAt{unitThere, h.Via}
 		case StatusApplies:
 			f.at = unitAt{state: unitApplies}
-			// A file the patch creates that is gone again was moved or
-			// dropped by a later rework as likely as reverted: only the
-			// other hunks tell.
-			reverted = reverted || !createsFile(us[k])
 			continue
 		default:
 			f.at = unitAt{state: unitConflict}
 			if f.kept, err = c.unitKept(us[k], snap); err != nil {
 				return err
-			}
-			if hit != nil && !f.kept && !reverted {
-				// Against a patch-id commit only removed lines back are a
-				// revert: added lines gone were edited or moved since.
-				back, err := c.unitRestored(us[k], snap)
-				if err != nil {
-					return err
-				}
-				reverted = back
 			}
 		}
 		var how unitAt
@@ -401,12 +388,25 @@ func (c *checker) decide(r *Result, i int, ref Ref, v verdict, hit *commit) erro
 		f.landVia = how.via
 	}
 
-	// A commit with the patch's patch-id decides, until a hunk is reverted.
-	if hit != nil && !reverted {
+	// A commit with the patch's patch-id decides, until a hunk is reverted
+	// (idHolds, moves.go).
+	holds := false
+	if hit != nil {
+		if holds, err = c.idHolds(i, ref, hit, v.hunks, snap); err != nil {
+			return err
+		}
+	}
+	if holds {
 		for k := range fates {
 			if fates[k].at.state == unitApplies {
 				// A file the patch creates, moved away since: the hunk
-				// says so, the patch-id commit still decides.
+				// says so, the patch-id commit still decides. Lines
+				// upstream moved elsewhere since (idHolds): present,
+				// moved.
+				if !createsFile(us[k]) {
+					r.Hunks[k].Status, r.Hunks[k].Via, r.Hunks[k].Commit = StatusPresent, ViaMoved, hit.id
+					r.Hunks[k].Offset = 0
+				}
 				continue
 			}
 			r.Hunks[k].Commit = hit.id
