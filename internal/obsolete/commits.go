@@ -74,7 +74,7 @@ func (c *checker) predicate(k predKey) (bool, error) {
 		}
 		v = r.Status == apply.StatusApplied
 	default:
-		lm, err := c.lineShare(k.patch, src)
+		lm, err := c.lineShare(k.patch, src, c.h.commits[k.commit].id)
 		if err != nil {
 			return false, err
 		}

@@ -40,8 +40,9 @@ type checker struct {
 
 	memo map[string][]verdict
 	// perRef are the memo keys whose verdicts depend on the ref's history
-	// too (a patch-id commit kept against a hunk that applies again:
-	// moves.go); their verdicts are memoized per ref commit.
+	// too (a patch-id commit kept against a hunk that applies again, lines
+	// read where upstream moved them: moves.go); their verdicts are memoized
+	// per ref commit.
 	perRef  map[string]bool
 	units   map[int][]unit
 	changed map[int][]changedFile
@@ -51,12 +52,16 @@ type checker struct {
 	// pinCommit is the pin's commit.
 	pinCommit string
 
-	// For moves.go: git on the bare cache, the diffs of movers, and
-	// unitMoved's answers.
-	ctx   context.Context
-	g     gitRunner
-	diffs map[string]*commitDiff
-	moves map[moveKey]bool
+	// For moves.go: git on the bare cache, the diffs of movers, where
+	// lines of a path moved as of a commit, unitMoved's answers, and
+	// whether this ref's evaluation read lines where they moved.
+	ctx       context.Context
+	g         gitRunner
+	diffs     map[string]*commitDiff
+	moved     map[string]map[string]map[string]bool
+	moves     map[moveKey]bool
+	revert    map[int]bool
+	movesUsed bool
 }
 
 // verdict is what the trees say about one patch at one ref; the commit
@@ -98,6 +103,7 @@ func newChecker(ctx context.Context, g gitRunner, in Input, refs []Ref, h *histo
 		ctx:   ctx,
 		g:     g,
 		diffs: map[string]*commitDiff{},
+		moved: map[string]map[string]map[string]bool{},
 		moves: map[moveKey]bool{},
 	}
 	touched := map[string]bool{}
@@ -246,6 +252,7 @@ func (c *checker) fingerprint(snap *upstream.Snapshot) (string, error) {
 func (c *checker) evaluate(ref Ref, snap *upstream.Snapshot, hits []*commit) (out []verdict, dep bool, err error) {
 	state := apply.New(snap, noWS)
 	out = make([]verdict, len(c.patches))
+	c.movesUsed = false
 	for i := range c.patches {
 		var keep func([]Hunk) (bool, error)
 		if hit := hits[i]; hit != nil {
@@ -260,7 +267,7 @@ func (c *checker) evaluate(ref Ref, snap *upstream.Snapshot, hits []*commit) (ou
 		}
 		out[i] = v
 	}
-	return out, dep, nil
+	return out, dep || c.movesUsed, nil
 }
 
 // verdict decides one patch on state, in this order: reverse-applies
@@ -314,7 +321,7 @@ func (c *checker) verdict(state *apply.Applier, snap *upstream.Snapshot, i int, 
 		return v, nil
 	}
 	v.offsets = nil
-	lm, err := c.lineShare(i, snap)
+	lm, err := c.lineShare(i, snap, snap.Commit())
 	if err != nil {
 		return verdict{}, err
 	}

@@ -169,9 +169,10 @@ func unitPaths(u unit) []string {
 	return out
 }
 
-// unitFileIn reads unit u's file in src (nil when absent), with its
-// significant lines against the pin.
-func (c *checker) unitFileIn(u unit, src tree.Source) (*lines, changedFile, error) {
+// unitFileIn reads unit u's file in src (nil when absent), with the lines
+// that the history of commit at moved from it to other files (linesAt; at
+// "": none), and its significant lines against the pin.
+func (c *checker) unitFileIn(u unit, src tree.Source, at string) (*lines, changedFile, error) {
 	if len(u.patch.Files) != 1 {
 		return nil, changedFile{}, nil
 	}
@@ -186,20 +187,26 @@ func (c *checker) unitFileIn(u unit, src tree.Source) (*lines, changedFile, erro
 			return nil, changedFile{}, err
 		}
 	}
-	cur, err := readLines(src, variants(f.NewName))
+	cur, err := c.linesAt(src, variants(f.NewName), at)
 	if err != nil {
 		return nil, changedFile{}, err
 	}
 	return cur, significant(f, pin), nil
 }
 
-// unitKept reports whether unit u's own change is still in src, though the
-// unit is not there in its context: at least half of its significant added
-// lines are there and none of its significant removed lines is back (a unit
+// unitKept reports whether unit u's own change is still in src, the tree of
+// commit at, though the unit is not there in its context: at least half of
+// its significant added lines are there (in its file, or where upstream moved
+// them) and none of its significant removed lines is back (a unit
 // that only removes: every one of them is still gone). A unit without
 // significant lines is kept: only applying again would tell it was reverted.
-func (c *checker) unitKept(u unit, src tree.Source) (bool, error) {
-	cur, cf, err := c.unitFileIn(u, src)
+func (c *checker) unitKept(u unit, src tree.Source, at string) (bool, error) {
+	if !c.hasAdded(u) {
+		// Only added lines are followed where they moved: a unit that
+		// only removes is told by its own file.
+		at = ""
+	}
+	cur, cf, err := c.unitFileIn(u, src, at)
 	if err != nil || cur == nil {
 		return false, err
 	}
@@ -233,7 +240,7 @@ func createsFile(u unit) bool {
 // back in its file in src: the part of a revert that a later edit or move of
 // the unit's added lines cannot look like.
 func (c *checker) unitRestored(u unit, src tree.Source) (bool, error) {
-	cur, cf, err := c.unitFileIn(u, src)
+	cur, cf, err := c.unitFileIn(u, src, "")
 	if err != nil || cur == nil {
 		return false, err
 	}
@@ -323,11 +330,11 @@ func (c *checker) landedLines(i, k int, cm *commit) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	cur, cf, err := c.unitFileIn(u, src)
+	cur, cf, err := c.unitFileIn(u, src, cm.id)
 	if err != nil || cur == nil || len(cf.added) == 0 {
 		return false, err
 	}
-	after, err := c.unitKept(u, src)
+	after, err := c.unitKept(u, src, cm.id)
 	if err != nil || !after {
 		return false, err
 	}
@@ -335,7 +342,7 @@ func (c *checker) landedLines(i, k int, cm *commit) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	before, err := c.unitKept(u, psrc)
+	before, err := c.unitKept(u, psrc, cm.parent)
 	return !before, err
 }
 
@@ -377,7 +384,7 @@ func (c *checker) decide(r *Result, i int, ref Ref, v verdict, hit *commit) erro
 			continue
 		default:
 			f.at = unitAt{state: unitConflict}
-			if f.kept, err = c.unitKept(us[k], snap); err != nil {
+			if f.kept, err = c.unitKept(us[k], snap, ref.Commit); err != nil {
 				return err
 			}
 		}
@@ -515,7 +522,7 @@ func (c *checker) decide(r *Result, i int, ref Ref, v verdict, hit *commit) erro
 		}
 		return nil
 	case needed == 0:
-		lm, err := c.lineShare(i, snap)
+		lm, err := c.lineShare(i, snap, ref.Commit)
 		if err != nil {
 			return err
 		}

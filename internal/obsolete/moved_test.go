@@ -192,3 +192,104 @@ func TestCheckPatchIDHunkMovedAcrossBranches(t *testing.T) {
 		})
 	}
 }
+
+// handlerFile is a.go at the pin: handle between filler lines; fn is
+// handle's body with extra inserted after its validation.
+func handlerFile(fn string) string {
+	return "package x\n\n" + numbered("a", 20) + fn + numbered("b", 20)
+}
+
+// handleFunc is handle with extra after its validation.
+func handleFunc(extra string) string {
+	return "func handle(req *Request) error {\n\tif err := validate(req); err != nil {\n\t\treturn err\n\t}\n" + extra + "\treturn serve(req)\n}\n"
+}
+
+// TestCheckSupersededSurvivesMove: upstream lands the patch's fix its own way
+// (its check with a metrics line in the middle: superseded by the changed
+// lines, naming that commit), then a refactor moves handle() to handler.go.
+// The lines are found where the refactor moved them (as `git log -S` follows
+// them): still superseded, naming the commit that landed them. Once upstream
+// drops the check from handler.go, nothing of it is left: conflict.
+func TestCheckSupersededSurvivesMove(t *testing.T) {
+	r := gittest.New(t)
+	base := handlerFile(handleFunc(""))
+	r.Write("a.go", base)
+	r.Release("initial", "v1.0.0")
+	check := "\tif req.Tsig != nil && !verify(req.Tsig) {\n\t\tlog.Printf(\"bad tsig from %s\", req.From)\n\t\treturn errBadTsig\n\t}\n"
+	patch := makePatch(r, "v1.0.0", "main", "verify tsig", map[string]string{"a.go": handlerFile(handleFunc(check))})
+	own := "\tif req.Tsig != nil && !verify(req.Tsig) {\n\t\tmetrics.BadTsig.Inc()\n\t\tlog.Printf(\"bad tsig from %s\", req.From)\n\t\treturn errBadTsig\n\t}\n"
+	r.Write("a.go", handlerFile(handleFunc(own)))
+	land := r.Release("verify tsig, counted", "v1.1.0")
+	r.Write("a.go", "package x\n\n"+numbered("a", 20)+numbered("b", 20))
+	r.Write("handler.go", "package x\n\n"+handleFunc(own))
+	move := r.Release("refactor: handle in its own file", "v1.2.0")
+	r.Write("handler.go", "package x\n\n"+handleFunc(""))
+	r.Release("drop the tsig check", "v1.3.0")
+
+	// git's view: the pickaxe finds the landing commit first, then the
+	// move, which adds the line to handler.go.
+	first := "if req.Tsig != nil && !verify(req.Tsig) {"
+	if got, want := strings.Fields(r.Git("log", "--reverse", "--format=%H", "-S"+first, "v1.0.0..v1.2.0")), []string{land, move}; strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("git log -S = %v, want the landing then the move %v", got, want)
+	}
+	if got := strings.TrimSpace(r.Git("log", "--format=%H", "-S"+first, "v1.0.0..v1.2.0", "--", "handler.go")); got != move {
+		t.Fatalf("git log -S -- handler.go = %q, want the move %s", got, move)
+	}
+	if gitApplies(t, r, "v1.2.0", patch, false) || gitApplies(t, r, "v1.2.0", patch, true) {
+		t.Fatal("git applies the patch at v1.2.0 in some direction")
+	}
+
+	rep := scan{pin: "v1.0.0", releases: "v1.*", patches: []string{patch}}.run(t, r.URL())
+	for _, tc := range []struct {
+		name, ref, status, commit string
+	}{
+		{"landed its own way", "v1.1.0", StatusSuperseded, land},
+		{"moved to another file", "v1.2.0", StatusSuperseded, land},
+		{"dropped from the file it moved to", "v1.3.0", StatusConflict, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := result(t, rep, 0, tc.ref)
+			if res.Status != tc.status || res.Commit != tc.commit {
+				t.Errorf("%s = %s commit %s, want %s commit %s (%s)", tc.ref, res.Status, Short(res.Commit), tc.status, Short(tc.commit), res.Evidence)
+			}
+		})
+	}
+	if p := rep.Patches[0]; p.ObsoletedBy != "v1.1.0" || p.NeededAgainAt != "v1.3.0" {
+		t.Errorf("obsoletedBy %q neededAgainAt %q, want v1.1.0 v1.3.0", p.ObsoletedBy, p.NeededAgainAt)
+	}
+	oracle(t, r, rep, []string{patch})
+}
+
+// TestCheckLandedHunkSurvivesMove: upstream lands both hunks of the patch
+// verbatim (with a docs file: another patch-id), then a refactor moves
+// handle(), where the first hunk is, to handler.go. The first hunk is in
+// conflict in a.go, but its own lines are in handler.go, where the refactor
+// moved them: still carried, landed by the same commit, so the patch stays
+// present (it was partial, the moved hunk taken as needed).
+func TestCheckLandedHunkSurvivesMove(t *testing.T) {
+	r := gittest.New(t)
+	r.Write("a.go", handlerFile(handleFunc("")))
+	r.Release("initial", "v1.0.0")
+	check := "\tif req.Tsig != nil && !verify(req.Tsig) {\n\t\tlog.Printf(\"bad tsig from %s\", req.From)\n\t\treturn errBadTsig\n\t}\n"
+	fixed := replaceLine(t, handlerFile(handleFunc(check)), "b15", "b15 fixed")
+	patch := makePatch(r, "v1.0.0", "main", "verify tsig", map[string]string{"a.go": fixed})
+	r.Write("a.go", fixed)
+	r.Write("NEWS", "tsig verified\n")
+	land := r.Release("verify tsig (#12)", "v1.1.0")
+	r.Write("a.go", replaceLine(t, "package x\n\n"+numbered("a", 20)+numbered("b", 20), "b15", "b15 fixed"))
+	r.Write("handler.go", "package x\n\n"+handleFunc(check))
+	r.Release("refactor: handle in its own file", "v1.2.0")
+
+	if g := gitPatchID(t, r, land); g == parsePatches(t, []string{patch})[0].PatchID {
+		t.Fatal("the landing commit has the patch's patch-id; the test needs another")
+	}
+	rep := scan{pin: "v1.0.0", releases: "v1.*", patches: []string{patch}}.run(t, r.URL())
+	res := result(t, rep, 0, "v1.2.0")
+	if res.Status != StatusPresent || res.Commit != land {
+		t.Fatalf("v1.2.0 = %s via %s commit %s, want present commit %s (%s)", res.Status, res.Via, Short(res.Commit), Short(land), res.Evidence)
+	}
+	if got, want := hunkCommits(res, map[string]string{land: "land"}), "present/landed@land present/reverse-apply@land"; got != want {
+		t.Errorf("hunks = %s, want %s", got, want)
+	}
+	oracle(t, r, rep, []string{patch})
+}

@@ -10,17 +10,23 @@ import (
 	"github.com/patchkit/patchkit/internal/tree"
 )
 
-// Moved landings: upstream moves code it carries (a test helper deduplicated
-// into a shared file, a function moved to another file), and a landing stays
-// a landing when its lines move, as `git log -S` or `git blame -C` would
-// follow them.
+// Moved landings: upstream moves code it carries (a refactor that moves a
+// function to another file, a test helper deduplicated into a shared file),
+// and a landing stays a landing when its lines move, as `git log -S` or
+// `git blame -C` would follow them.
 //
-// Against a commit with the patch's patch-id, a hunk that applies again is a
-// revert unless its lines moved (unitMoved): the commit of the ref's history
-// after the patch-id commit that made the hunk apply again (the mover) adds
-// most of the hunk's significant added lines, in another file or another
-// place, and the ref still has them there. A hunk whose significant removed
-// lines are back is a revert all the same.
+//   - Against a commit with the patch's patch-id, a hunk that applies again
+//     is a revert unless its lines moved (unitMoved): the commit of the ref's
+//     history after the patch-id commit that made the hunk apply again (the
+//     mover) adds most of the hunk's significant added lines, in another
+//     file or another place, and the ref still has them there. A hunk whose
+//     significant removed lines are back is a revert all the same.
+//   - The line evidence (lineShare, unitKept, landedLines) reads a patch
+//     file together with the files upstream moved its lines to (movedTo):
+//     a commit of the tree's history that touches the file and whose diff
+//     removes at least minMoved of the file's lines and adds the same lines
+//     to another file moved them there. One hop: the history read with
+//     `git log -p` is that of the series' paths.
 //
 // The history patchkit reads is limited to the series' paths, so a mover's
 // whole diff is read once more with `git diff-tree -p` on the bare cache
@@ -33,9 +39,13 @@ import (
 // it (unitMoved): that commit still decides.
 const ViaMoved = "moved"
 
-// minMovedUnit is the fewest of one hunk's added lines for the hunk's lines
-// to count as moved.
-const minMovedUnit = 2
+// minMoved is the fewest equal significant lines a commit must remove from a
+// file and add to another for the lines to count as moved there; minMovedUnit
+// the fewest of one hunk's added lines for the hunk's lines to count as moved.
+const (
+	minMoved     = 3
+	minMovedUnit = 2
+)
 
 // The bounds of reading movers' diffs.
 const (
@@ -160,6 +170,142 @@ func hunkCounts(s string) (int, int) {
 	var rr rangeReader
 	rr.line([]byte(s))
 	return rr.oldLeft, rr.newLeft
+}
+
+// movedTo returns, for the tree of commit at, where the commits it reaches
+// moved lines of path to (see the top of this file), memoized: per file, the
+// lines moved there, less those the file had at the pin (a revert that puts
+// lines back where they were moves nothing of a patch's). None when at is not
+// in the range. A commit that reverts another (history.reverts) moves
+// nothing.
+func (c *checker) movedTo(path, at string) (map[string]map[string]bool, error) {
+	key := path + "\x00" + at
+	if ts, ok := c.moved[key]; ok {
+		return ts, nil
+	}
+	var out map[string]map[string]bool
+	if _, ok := c.h.index[at]; ok {
+		reach := c.h.reachable(at)
+		for _, idx := range c.h.relevant {
+			cm := c.h.commits[idx]
+			if !reach.has(idx) || !cm.paths[path] || len(cm.paths) < 2 || removedCount(cm.changed[path]) < minMoved || c.isRevert(idx) {
+				continue
+			}
+			d, err := c.fullDiff(cm)
+			if err != nil {
+				return nil, err
+			}
+			if d == nil {
+				continue
+			}
+			gone := d.removed[path]
+			for q, add := range d.added {
+				if q == path || len(add) < minMoved {
+					continue
+				}
+				var pin *lines
+				if pin, err = readLines(c.pin, []string{q}); err != nil {
+					return nil, err
+				}
+				moved := map[string]bool{}
+				for s := range gone {
+					if add[s] && d.addedIn[s] == 1 && d.removedIn[s] == 1 && (pin == nil || len(pin.at[s]) == 0) {
+						moved[s] = true
+					}
+				}
+				if len(moved) < minMoved {
+					continue
+				}
+				if out == nil {
+					out = map[string]map[string]bool{}
+				}
+				if out[q] == nil {
+					out[q] = moved
+					continue
+				}
+				for s := range moved {
+					out[q][s] = true
+				}
+			}
+		}
+	}
+	c.moved[key] = out
+	return out, nil
+}
+
+// isRevert reports whether range commit idx reverts a relevant commit.
+func (c *checker) isRevert(idx int) bool {
+	if v, ok := c.revert[idx]; ok {
+		return v
+	}
+	if c.revert == nil {
+		c.revert = map[int]bool{}
+		for _, i := range c.h.relevant {
+			for _, r := range c.h.reverts(i) {
+				c.revert[r] = true
+			}
+		}
+	}
+	return c.revert[idx]
+}
+
+// removedCount counts the lines that ranges remove.
+func removedCount(rs []lineRange) int {
+	n := 0
+	for _, r := range rs {
+		n += r.To - r.From
+	}
+	return n
+}
+
+// linesAt reads the first of names that src has, together with the lines
+// the commits of commit at's history moved from it to other files and that
+// those files in src still have (movedTo); at "" reads the file alone. nil
+// when none of them is there.
+func (c *checker) linesAt(src tree.Source, names []string, at string) (*lines, error) {
+	cur, err := readLines(src, names)
+	if err != nil || at == "" {
+		return cur, err
+	}
+	for _, n := range names {
+		ts, err := c.movedTo(n, at)
+		if err != nil {
+			return nil, err
+		}
+		for t, moved := range ts {
+			o, err := readLines(src, []string{t})
+			if err != nil {
+				return nil, err
+			}
+			if o == nil {
+				continue
+			}
+			c.movesUsed = true
+			cur = cur.join(o, moved)
+		}
+	}
+	return cur, nil
+}
+
+// join returns l's lines followed by those of o that keep has (l may be
+// nil).
+func (l *lines) join(o *lines, keep map[string]bool) *lines {
+	out := &lines{at: map[string][]int{}}
+	add := func(s string) {
+		out.at[s] = append(out.at[s], len(out.text))
+		out.text = append(out.text, s)
+	}
+	if l != nil {
+		for _, s := range l.text {
+			add(s)
+		}
+	}
+	for _, s := range o.text {
+		if keep[s] {
+			add(s)
+		}
+	}
+	return out
 }
 
 type moveKey struct {
@@ -301,7 +447,7 @@ func (c *checker) idHolds(i int, ref Ref, hit *commit, hunks []Hunk, snap tree.S
 				return false, err
 			}
 		default:
-			kept, err := c.unitKept(us[k], snap)
+			kept, err := c.unitKept(us[k], snap, ref.Commit)
 			if err != nil {
 				return false, err
 			}
@@ -315,4 +461,24 @@ func (c *checker) idHolds(i int, ref Ref, hit *commit, hunks []Hunk, snap tree.S
 		}
 	}
 	return true, nil
+}
+
+// hasAdded reports whether unit u has significant added lines (against its
+// file at the pin).
+func (c *checker) hasAdded(u unit) bool {
+	if len(u.patch.Files) != 1 {
+		return false
+	}
+	f := u.patch.Files[0]
+	if f.IsDelete || f.IsBinary || len(f.TextFragments) == 0 {
+		return false
+	}
+	var pin *lines
+	if !f.IsNew {
+		var err error
+		if pin, err = c.pinFile(f); err != nil {
+			return false
+		}
+	}
+	return len(significant(f, pin).added) > 0
 }
