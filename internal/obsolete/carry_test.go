@@ -49,7 +49,7 @@ func oracle(t *testing.T, r *gittest.Repo, rep *Report, patches []string) {
 			units := splitUnits(parsed[i])
 			for n, h := range got.Hunks {
 				hrev, hfwd := check(write(fmt.Sprintf("%04d-%d.diff", i+1, n), string(units[n].patch.Bytes())))
-				want := map[string]string{ViaReverseApply: "rev", ViaLines: "neither", ViaLanded: "neither"}[h.Via]
+				want := map[string]string{ViaReverseApply: "rev", ViaLines: "neither", ViaLanded: "neither", ViaMoved: "fwd"}[h.Via]
 				if h.Status == StatusApplies {
 					want = "fwd"
 				} else if h.Status == StatusConflict || h.Status == StatusHunkSuperseded {

@@ -44,7 +44,7 @@ func (c *checker) introducer(i int, ref Ref, kind string) (*commit, error) {
 		byState[key] = v
 		return v, nil
 	}
-	base, err := at(c.pinCommit, func() (bool, error) { return c.predicateIn(i, kind, c.pin) })
+	base, err := at(c.pinCommit, func() (bool, error) { return c.predicateIn(i, kind, c.pin, c.pinCommit) })
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +121,7 @@ func (c *checker) predicate(k predKey) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	v, err := c.predicateIn(k.patch, k.kind, src)
+	v, err := c.predicateIn(k.patch, k.kind, src, c.h.commits[k.commit].id)
 	if err != nil {
 		return false, err
 	}
@@ -131,7 +131,7 @@ func (c *checker) predicate(k predKey) (bool, error) {
 
 // predicateIn reports whether the predicate kind holds in src for patch i
 // alone.
-func (c *checker) predicateIn(i int, kind string, src tree.Source) (bool, error) {
+func (c *checker) predicateIn(i int, kind string, src tree.Source, at string) (bool, error) {
 	switch kind {
 	case predReverse:
 		r := apply.New(src, apply.WithReverse(), noWS).Apply(c.patches[i])
@@ -140,7 +140,7 @@ func (c *checker) predicateIn(i int, kind string, src tree.Source) (bool, error)
 		}
 		return r.Status == apply.StatusApplied, nil
 	default:
-		lm, err := c.lineShare(i, src)
+		lm, err := c.lineShare(i, src, at)
 		if err != nil {
 			return false, err
 		}

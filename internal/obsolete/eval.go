@@ -38,7 +38,12 @@ type checker struct {
 	// patchPaths are the paths of each patch, with variants.
 	patchPaths []map[string]bool
 
-	memo    map[string][]verdict
+	memo map[string][]verdict
+	// perRef are the memo keys whose verdicts depend on the ref's history
+	// too (a patch-id commit kept against a hunk that applies again, lines
+	// read where upstream moved them: moves.go); their verdicts are memoized
+	// per ref commit.
+	perRef  map[string]bool
 	units   map[int][]unit
 	changed map[int][]changedFile
 	pinText map[string]*lines
@@ -50,9 +55,19 @@ type checker struct {
 	removed map[removedKey]deletion
 	// entries memoizes entryAt.
 	entries map[removedKey]string
-	// ctx and git run the few git questions asked per ref (removed.go).
+	// ctx and git run the few git questions asked per ref (removed.go,
+	// moves.go).
 	ctx context.Context
 	git gitRunner
+
+	// For moves.go: the diffs of movers, where lines of a path moved as
+	// of a commit, unitMoved's answers, and whether this ref's evaluation
+	// read lines where they moved.
+	diffs     map[string]*commitDiff
+	moved     map[string]map[string]map[string]bool
+	moves     map[moveKey]bool
+	revert    map[int]bool
+	movesUsed bool
 }
 
 // verdict is what the trees say about one patch at one ref; the commit
@@ -82,6 +97,7 @@ func newChecker(ctx context.Context, g gitRunner, in Input, refs []Ref, h *histo
 		h:       h,
 		pin:     pin,
 		memo:    map[string][]verdict{},
+		perRef:  map[string]bool{},
 		units:   map[int][]unit{},
 		changed: map[int][]changedFile{},
 		pinText: map[string]*lines{},
@@ -93,6 +109,9 @@ func newChecker(ctx context.Context, g gitRunner, in Input, refs []Ref, h *histo
 		entries:   map[removedKey]string{},
 		ctx:       ctx,
 		git:       g,
+		diffs:     map[string]*commitDiff{},
+		moved:     map[string]map[string]map[string]bool{},
+		moves:     map[moveKey]bool{},
 	}
 	touched := map[string]bool{}
 	for _, p := range in.Patches {
@@ -169,13 +188,22 @@ func (c *checker) checkRef(ref Ref) ([]Result, error) {
 		return nil, err
 	}
 	key.WriteString(fp)
-	vs, ok := c.memo[key.String()]
+	k := key.String()
+	if c.perRef[k] {
+		k += "\x00" + ref.Commit
+	}
+	vs, ok := c.memo[k]
 	if !ok {
-		vs, err = c.evaluate(snap, hits)
+		var dep bool
+		vs, dep, err = c.evaluate(ref, snap, hits)
 		if err != nil {
 			return nil, err
 		}
-		c.memo[key.String()] = vs
+		if dep {
+			c.perRef[k] = true
+			k += "\x00" + ref.Commit
+		}
+		c.memo[k] = vs
 	}
 	out := make([]Result, len(vs))
 	for i, v := range vs {
@@ -222,20 +250,31 @@ func (c *checker) fingerprint(snap *upstream.Snapshot) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// evaluate tests the series on snap the way git would: each patch on the
-// ref's tree with the earlier still-needed patches applied (those that apply,
-// and the applying hunks of partial ones).
-func (c *checker) evaluate(snap *upstream.Snapshot, hits []*commit) ([]verdict, error) {
+// evaluate tests the series on snap, ref's tree, the way git would: each
+// patch on the ref's tree with the earlier still-needed patches applied
+// (those that apply, and the applying hunks of partial ones, unless a
+// patch-id commit decides the patch: idHolds). dep reports whether the
+// verdicts depend on ref's history beyond the tree's entries that the
+// fingerprint covers.
+func (c *checker) evaluate(ref Ref, snap *upstream.Snapshot, hits []*commit) (out []verdict, dep bool, err error) {
 	state := apply.New(snap, noWS)
-	out := make([]verdict, len(c.patches))
+	out = make([]verdict, len(c.patches))
+	c.movesUsed = false
 	for i := range c.patches {
-		v, err := c.verdict(state, snap, i, hits[i] != nil)
+		var keep func([]Hunk) (bool, error)
+		if hit := hits[i]; hit != nil {
+			keep = func(hs []Hunk) (bool, error) {
+				dep = true
+				return c.idHolds(i, ref, hit, hs, snap)
+			}
+		}
+		v, err := c.verdict(state, snap, i, hits[i] != nil, keep)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		out[i] = v
 	}
-	return out, nil
+	return out, dep || c.movesUsed, nil
 }
 
 // verdict decides one patch on state, in this order: reverse-applies
@@ -246,7 +285,7 @@ func (c *checker) evaluate(snap *upstream.Snapshot, hits []*commit) ([]verdict, 
 // superseded, see result), some present is partial (the applying hunks
 // applied to state); then the share of changed lines upstream (superseded);
 // else conflict.
-func (c *checker) verdict(state *apply.Applier, snap tree.Source, i int, patchID bool) (verdict, error) {
+func (c *checker) verdict(state *apply.Applier, snap *upstream.Snapshot, i int, patchID bool, keep func([]Hunk) (bool, error)) (verdict, error) {
 	p := c.patches[i]
 	rev := apply.New(state, apply.WithReverse(), noWS).Apply(p)
 	if err := fatal(rev); err != nil {
@@ -262,7 +301,7 @@ func (c *checker) verdict(state *apply.Applier, snap tree.Source, i int, patchID
 	if fwd.Status == apply.StatusApplied {
 		return verdict{status: StatusApplies, via: ViaApply, offsets: fwd.Hunks}, nil
 	}
-	hunks, kind, offsets, problems, err := c.byHunks(state, i)
+	hunks, kind, offsets, problems, err := c.byHunks(state, i, keep)
 	if err != nil {
 		return verdict{}, err
 	}
@@ -289,7 +328,7 @@ func (c *checker) verdict(state *apply.Applier, snap tree.Source, i int, patchID
 		return v, nil
 	}
 	v.offsets = nil
-	lm, err := c.lineShare(i, snap)
+	lm, err := c.lineShare(i, snap, snap.Commit())
 	if err != nil {
 		return verdict{}, err
 	}
@@ -348,8 +387,10 @@ func (c *checker) unitsOf(i int) []unit {
 // over state: present if it reverse-applies or its lines are there (see
 // carried.go), else applied if it applies, else in conflict. When every unit
 // is present, the patch is present; when some are and the others are not,
-// it is partial, and its applying units are applied to state too.
-func (c *checker) byHunks(state *apply.Applier, i int) ([]Hunk, string, []apply.HunkResult, []*apply.Problem, error) {
+// it is partial, and its applying units are applied to state too, unless
+// keep (when not nil) says a commit with the patch's patch-id still decides
+// it (then it is present, and nothing of it is applied).
+func (c *checker) byHunks(state *apply.Applier, i int, keep func([]Hunk) (bool, error)) ([]Hunk, string, []apply.HunkResult, []*apply.Problem, error) {
 	us := c.unitsOf(i)
 	if us == nil {
 		return nil, "", nil, nil, nil
@@ -398,6 +439,15 @@ func (c *checker) byHunks(state *apply.Applier, i int) ([]Hunk, string, []apply.
 		return hunks, "", nil, problems, nil
 	case present == len(us):
 		return hunks, StatusPresent, nil, problems, nil
+	}
+	if keep != nil && len(applying) > 0 {
+		ok, err := keep(hunks)
+		if err != nil {
+			return nil, "", nil, nil, err
+		}
+		if ok {
+			return hunks, StatusPartial, nil, problems, nil
+		}
 	}
 	var offsets []apply.HunkResult
 	for _, k := range applying {

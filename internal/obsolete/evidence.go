@@ -159,6 +159,7 @@ func hunkVias(hs []Hunk) string {
 		{ViaReverseApply, "reverse-apply"},
 		{ViaLines, "by their lines in their own context"},
 		{ViaLanded, "landed, with upstream edits around them since"},
+		{ViaMoved, "moved elsewhere by upstream since"},
 	} {
 		if n := countHunks(hs, StatusPresent, v.via); n > 0 || v.via == ViaReverseApply && len(out) == 0 && countHunks(hs, StatusPresent, "") == 0 {
 			out = append(out, fmt.Sprintf("%d %s", n, v.say))

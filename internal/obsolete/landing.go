@@ -14,9 +14,10 @@ import (
 // against the upstream commits that landed its hunks (decide):
 //
 //   - a commit of the ref with the patch's patch-id decides: present, unless
-//     a hunk was reverted since (it applies again, or its removed lines are
-//     back; a file the patch creates that is gone, or added lines gone, were
-//     moved or edited as likely, and do not end it);
+//     a hunk was reverted since (its removed lines are back, or it applies
+//     again and its lines did not move elsewhere, see moves.go; a file the
+//     patch creates that is gone, or added lines gone, were moved or edited
+//     as likely, and do not end it);
 //   - each hunk is carried when it is there (it reverse-applies, or its lines
 //     are there in their own context) or when it was there once and upstream
 //     only edited the lines around it since (its own added lines are still
@@ -168,9 +169,10 @@ func unitPaths(u unit) []string {
 	return out
 }
 
-// unitFileIn reads unit u's file in src (nil when absent), with its
-// significant lines against the pin.
-func (c *checker) unitFileIn(u unit, src tree.Source) (*lines, changedFile, error) {
+// unitFileIn reads unit u's file in src (nil when absent), with the lines
+// that the history of commit at moved from it to other files (linesAt; at
+// "": none), and its significant lines against the pin.
+func (c *checker) unitFileIn(u unit, src tree.Source, at string) (*lines, changedFile, error) {
 	if len(u.patch.Files) != 1 {
 		return nil, changedFile{}, nil
 	}
@@ -185,20 +187,26 @@ func (c *checker) unitFileIn(u unit, src tree.Source) (*lines, changedFile, erro
 			return nil, changedFile{}, err
 		}
 	}
-	cur, err := readLines(src, variants(f.NewName))
+	cur, err := c.linesAt(src, variants(f.NewName), at)
 	if err != nil {
 		return nil, changedFile{}, err
 	}
 	return cur, significant(f, pin), nil
 }
 
-// unitKept reports whether unit u's own change is still in src, though the
-// unit is not there in its context: at least half of its significant added
-// lines are there and none of its significant removed lines is back (a unit
+// unitKept reports whether unit u's own change is still in src, the tree of
+// commit at, though the unit is not there in its context: at least half of
+// its significant added lines are there (in its file, or where upstream moved
+// them) and none of its significant removed lines is back (a unit
 // that only removes: every one of them is still gone). A unit without
 // significant lines is kept: only applying again would tell it was reverted.
-func (c *checker) unitKept(u unit, src tree.Source) (bool, error) {
-	cur, cf, err := c.unitFileIn(u, src)
+func (c *checker) unitKept(u unit, src tree.Source, at string) (bool, error) {
+	if !c.hasAdded(u) {
+		// Only added lines are followed where they moved: a unit that
+		// only removes is told by its own file.
+		at = ""
+	}
+	cur, cf, err := c.unitFileIn(u, src, at)
 	if err != nil || cur == nil {
 		return false, err
 	}
@@ -232,7 +240,7 @@ func createsFile(u unit) bool {
 // back in its file in src: the part of a revert that a later edit or move of
 // the unit's added lines cannot look like.
 func (c *checker) unitRestored(u unit, src tree.Source) (bool, error) {
-	cur, cf, err := c.unitFileIn(u, src)
+	cur, cf, err := c.unitFileIn(u, src, "")
 	if err != nil || cur == nil {
 		return false, err
 	}
@@ -322,11 +330,11 @@ func (c *checker) landedLines(i, k int, cm *commit) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	cur, cf, err := c.unitFileIn(u, src)
+	cur, cf, err := c.unitFileIn(u, src, cm.id)
 	if err != nil || cur == nil || len(cf.added) == 0 {
 		return false, err
 	}
-	after, err := c.unitKept(u, src)
+	after, err := c.unitKept(u, src, cm.id)
 	if err != nil || !after {
 		return false, err
 	}
@@ -334,7 +342,7 @@ func (c *checker) landedLines(i, k int, cm *commit) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	before, err := c.unitKept(u, psrc)
+	before, err := c.unitKept(u, psrc, cm.parent)
 	return !before, err
 }
 
@@ -366,7 +374,6 @@ func (c *checker) decide(r *Result, i int, ref Ref, v verdict, hit *commit) erro
 		return err
 	}
 	fates := make([]hunkFate, len(us))
-	reverted := false
 	for k, h := range v.hunks {
 		f := &fates[k]
 		switch h.Status {
@@ -374,24 +381,11 @@ func (c *checker) decide(r *Result, i int, ref Ref, v verdict, hit *commit) erro
 			f.at = unitAt{unitThere, h.Via}
 		case StatusApplies:
 			f.at = unitAt{state: unitApplies}
-			// A file the patch creates that is gone again was moved or
-			// dropped by a later rework as likely as reverted: only the
-			// other hunks tell.
-			reverted = reverted || !createsFile(us[k])
 			continue
 		default:
 			f.at = unitAt{state: unitConflict}
-			if f.kept, err = c.unitKept(us[k], snap); err != nil {
+			if f.kept, err = c.unitKept(us[k], snap, ref.Commit); err != nil {
 				return err
-			}
-			if hit != nil && !f.kept && !reverted {
-				// Against a patch-id commit only removed lines back are a
-				// revert: added lines gone were edited or moved since.
-				back, err := c.unitRestored(us[k], snap)
-				if err != nil {
-					return err
-				}
-				reverted = back
 			}
 		}
 		var how unitAt
@@ -401,12 +395,25 @@ func (c *checker) decide(r *Result, i int, ref Ref, v verdict, hit *commit) erro
 		f.landVia = how.via
 	}
 
-	// A commit with the patch's patch-id decides, until a hunk is reverted.
-	if hit != nil && !reverted {
+	// A commit with the patch's patch-id decides, until a hunk is reverted
+	// (idHolds, moves.go).
+	holds := false
+	if hit != nil {
+		if holds, err = c.idHolds(i, ref, hit, v.hunks, snap); err != nil {
+			return err
+		}
+	}
+	if holds {
 		for k := range fates {
 			if fates[k].at.state == unitApplies {
 				// A file the patch creates, moved away since: the hunk
-				// says so, the patch-id commit still decides.
+				// says so, the patch-id commit still decides. Lines
+				// upstream moved elsewhere since (idHolds): present,
+				// moved.
+				if !createsFile(us[k]) {
+					r.Hunks[k].Status, r.Hunks[k].Via, r.Hunks[k].Commit = StatusPresent, ViaMoved, hit.id
+					r.Hunks[k].Offset = 0
+				}
 				continue
 			}
 			r.Hunks[k].Commit = hit.id
@@ -515,7 +522,7 @@ func (c *checker) decide(r *Result, i int, ref Ref, v verdict, hit *commit) erro
 		}
 		return nil
 	case needed == 0:
-		lm, err := c.lineShare(i, snap)
+		lm, err := c.lineShare(i, snap, ref.Commit)
 		if err != nil {
 			return err
 		}

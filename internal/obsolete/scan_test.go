@@ -273,12 +273,12 @@ func TestByHunksReadError(t *testing.T) {
 	}
 	c := &checker{patches: []*series.Patch{p}, units: map[int][]unit{}, pin: tree.Map{"w.txt": {Mode: tree.Regular, Data: []byte(base)}}, pinText: map[string]*lines{}}
 	count := &failingSource{Map: files()}
-	_, kind, _, _, err := c.byHunks(apply.New(count, noWS), 0)
+	_, kind, _, _, err := c.byHunks(apply.New(count, noWS), 0, nil)
 	if err != nil || kind != StatusPartial {
 		t.Fatalf("byHunks() = %q, %v; want partial", kind, err)
 	}
 	for n := 1; n <= count.reads; n++ {
-		_, _, _, _, err := c.byHunks(apply.New(&failingSource{Map: files(), n: n}, noWS), 0)
+		_, _, _, _, err := c.byHunks(apply.New(&failingSource{Map: files(), n: n}, noWS), 0, nil)
 		if !errors.Is(err, errRead) || strings.Contains(err.Error(), "applied on its own") {
 			t.Errorf("read %d of %d fails: byHunks() = %v, want the read error", n, count.reads, err)
 		}

@@ -107,16 +107,17 @@ func significant(f *gitdiff.File, pin *lines) changedFile {
 }
 
 // lineShare counts how many of patch i's significant changed lines are
-// upstream in src: added lines its file has, removed lines its file lacks
-// while it keeps a context line next to them.
-func (c *checker) lineShare(i int, src tree.Source) (LineMatch, error) {
+// upstream in src, the tree of commit at: added lines its file has, removed
+// lines its file lacks while it keeps a context line next to them; its file
+// read with the files upstream moved its lines to (linesAt).
+func (c *checker) lineShare(i int, src tree.Source, at string) (LineMatch, error) {
 	files, err := c.changedFiles(i)
 	if err != nil {
 		return LineMatch{}, err
 	}
 	var lm LineMatch
 	for _, cf := range files {
-		cur, err := readLines(src, cf.names)
+		cur, err := c.linesAt(src, cf.names, at)
 		if err != nil {
 			return LineMatch{}, err
 		}
