@@ -9,18 +9,29 @@
 #           or non-bare git directory; read only, nothing is written there).
 #   COZY    a cozystack clone for coz: patch sources
 #           (default $MIRROR/cozystack+cozystack/repo).
+#   EKS     an aws/eks-distro clone for eks: patch sources
+#           (default $MIRROR/aws+eks-distro/repo).
 #   CASES   the case list (default internal/obsolete/testdata/corpus/CASES).
 #   OUT     where case directories are written (default: CASES' directory).
 #   ONLY    cut only the case with this name.
 #   KEEP    when set, leave the cases already cut as they are.
 #
-# A case line is NAME|OWNER+REPO|PIN|RELEASES|REFS|PATCH|NOTE, where REFS is
+# A case line is NAME|OWNER+REPO|PIN|RELEASES|REFS|PATCH|NOTE[|REVIEW], where REFS is
 # a comma-separated list of the scanned tags (branch:NAME for a branch), and
 # PATCH is coz:COMMIT:PATH (the patch file as cozystack had it at COMMIT),
+# eks:COMMIT:PATH (the patch file as aws/eks-distro had it at COMMIT: its
+# projects/ORG/REPO/1-NN/patches/*.patch, pinned at that release branch's
+# GIT_TAG there),
 # up:COMMIT (the upstream's own commit as git format-patch writes it: a fix
 # carried until upstream released it, as a carry made with format-patch
 # is), or file:PATH (relative to this repository). NOTE is free text (why the case is
 # there: the cozystack commit that dropped the patch, or "carried").
+# REVIEW, where the git CLI's evidence says neither way (it knows nothing
+# of versions: a go.mod line that holds a module down, or raises one that
+# upstream raised further), replaces the label at some refs:
+# REF=STATUS:COMMIT:REASON entries separated by ";" (COMMIT a full id or
+# -). The case file keeps the git CLI's evidence, and says in a comment
+# which label was reviewed, what the git CLI's label was and why.
 #
 # For each case it writes NAME/patch.diff, NAME/history (the reduced upstream,
 # see below) and NAME/case (the manifest: pin, refs, the git CLI evidence at
@@ -44,6 +55,7 @@ set -euo pipefail
 : "${MIRROR:?MIRROR must name the directory of upstream clones (OWNER+NAME/repo)}"
 here=$(cd "$(dirname "$0")/.." && pwd)
 COZY=${COZY:-$MIRROR/cozystack+cozystack/repo}
+EKS=${EKS:-$MIRROR/aws+eks-distro/repo}
 CASES=${1:-$here/internal/obsolete/testdata/corpus/CASES}
 OUT=${2:-$(dirname "$CASES")}
 work=$(mktemp -d)
@@ -59,6 +71,10 @@ patch_text() {
 	coz:*)
 		local s=${1#coz:}
 		git -C "$COZY" show "${s%%:*}:${s#*:}"
+		;;
+	eks:*)
+		local s=${1#eks:}
+		git -C "$EKS" show "${s%%:*}:${s#*:}"
 		;;
 	file:*) cat "$here/${1#file:}" ;;
 	*)
@@ -306,7 +322,7 @@ emit_data() {
 }
 
 cut_case() {
-	local name=$1 repo=$2 pin=$3 releases=$4 refs=$5 src=$6 note=$7
+	local name=$1 repo=$2 pin=$3 releases=$4 refs=$5 src=$6 note=$7 review=${8:-}
 	local g=$MIRROR/$repo/repo dir=$OUT/$name
 	[[ -d $g/.git ]] && g=$g/.git
 	echo "cutting $name" >&2
@@ -321,7 +337,7 @@ cut_case() {
 	patch_text "$src" "$g" >"$dir.tmp/patch.diff"
 	local p=$dir.tmp/patch.diff pid
 	pid=$(git patch-id --stable <"$p" | cut -d' ' -f1)
-	local -a paths refnames refcommits
+	local -a paths refnames refcommits rv=()
 	mapfile -t paths < <(paths_of "$p")
 	IFS=, read -r -a refnames <<<"$refs"
 	local r
@@ -331,8 +347,20 @@ cut_case() {
 			return 1
 		}
 	done
+	# In a shallow clone the pin and the refs may share no commit: the
+	# shallow boundary is the end of history, as git takes it (then there is
+	# no merge base, and the commits with no parents are snapshots).
+	local e
+	IFS=';' read -r -a rv <<<"$review"
+	for e in "${rv[@]}"; do
+		e=${e# }
+		[[ ,$refs, == *",${e%%=*},"* ]] || {
+			echo "$name: reviewed label for $e: not a scanned ref" >&2
+			return 1
+		}
+	done
 	local base
-	base=$(git --git-dir="$g" merge-base --octopus "$pc" "${refcommits[@]}")
+	base=$(git --git-dir="$g" merge-base --octopus "$pc" "${refcommits[@]}") || base=
 
 	# The reduced commits: the simplified history of PATHS in base..{pin,refs}.
 	red=$work/red.git
@@ -346,12 +374,15 @@ cut_case() {
 		shift
 		parents[$c]="$*"
 		order+=("$c")
-	done < <(git --git-dir="$g" rev-list --topo-order --reverse --parents "$pc" "${refcommits[@]}" "^$base" -- "${paths[@]}")
+	done < <(git --git-dir="$g" rev-list --topo-order --reverse --parents "$pc" "${refcommits[@]}" ${base:+"^$base"} -- "${paths[@]}")
 	declare -A listed=()
 	for c in "${order[@]}"; do listed[$c]=1; done
+	# A listed commit with no parents (a root, or a shallow clone's
+	# boundary) is a snapshot.
+	declare -A isroot=()
+	for c in "${order[@]}"; do [[ -n ${parents[$c]} ]] || isroot[$c]=1; done
 	# Boundaries: parents outside the list (base or its ancestors).
 	local -a roots=()
-	declare -A isroot=()
 	local q
 	for c in "${order[@]}"; do
 		for q in ${parents[$c]}; do
@@ -362,7 +393,7 @@ cut_case() {
 		done
 	done
 	# The merge base is the root of every ref that reaches no listed commit.
-	if [[ -z ${listed[$base]:-} && -z ${isroot[$base]:-} ]]; then
+	if [[ -n $base && -z ${listed[$base]:-} && -z ${isroot[$base]:-} ]]; then
 		isroot[$base]=1
 		roots+=("$base")
 	fi
@@ -381,7 +412,7 @@ cut_case() {
 			reach+=("$1")
 			shift
 			for q in "$@"; do ispar[$q]=1; done
-		done < <(git --git-dir="$g" rev-list --parents "$c" "^$base" -- "${paths[@]}")
+		done < <(git --git-dir="$g" rev-list --parents "$c" ${base:+"^$base"} -- "${paths[@]}")
 		local ps=""
 		for q in "${reach[@]}"; do [[ -n ${ispar[$q]:-} ]] || ps+="${ps:+ }$q"; done
 		[[ -n $ps ]] || ps=$base
@@ -515,6 +546,18 @@ cut_case() {
 			lb=$(label "$ev")
 			echo "ref $r ${node[$c]} $c"
 			echo "git $r $ev"
+			local rl=""
+			for e in "${rv[@]}"; do
+				e=${e# }
+				[[ ${e%%=*} == "$r" ]] || continue
+				rl=${e#*=}
+			done
+			if [[ -n $rl ]]; then
+				local rs=${rl%%:*} rest=${rl#*:}
+				local rc=${rest%%:*} why=${rest#*:}
+				echo "# reviewed $r: the git CLI's label is $lb; $why"
+				lb="$rs $rc"
+			fi
 			echo "expect $r $lb"
 		done
 		for q in "${!redid[@]}"; do echo "reduced $q ${redid[$q]}"; done | sort -n -k2
@@ -523,9 +566,9 @@ cut_case() {
 	unset node parents listed isroot issynth redid
 }
 
-while IFS='|' read -r name repo pin releases refs src note; do
+while IFS='|' read -r name repo pin releases refs src note review; do
 	[[ -n $name && $name != \#* ]] || continue
 	[[ -z ${ONLY:-} || $ONLY == "$name" ]] || continue
 	[[ -z ${KEEP:-} || ! -f $OUT/$name/case ]] || continue
-	cut_case "$name" "$repo" "$pin" "$releases" "$refs" "$src" "$note"
+	cut_case "$name" "$repo" "$pin" "$releases" "$refs" "$src" "$note" "$review"
 done <"$CASES"
