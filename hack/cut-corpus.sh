@@ -16,7 +16,7 @@
 #   ONLY    cut only the case with this name.
 #   KEEP    when set, leave the cases already cut as they are.
 #
-# A case line is NAME|OWNER+REPO|PIN|RELEASES|REFS|PATCH|NOTE[|REVIEW], where REFS is
+# A case line is NAME|OWNER+REPO|PIN|RELEASES|REFS|PATCH|NOTE[|REVIEW[|EXTRA]], where REFS is
 # a comma-separated list of the scanned tags (branch:NAME for a branch), and
 # PATCH is coz:COMMIT:PATH (the patch file as cozystack had it at COMMIT),
 # eks:COMMIT:PATH (the patch file as aws/eks-distro had it at COMMIT: its
@@ -32,6 +32,9 @@
 # REF=STATUS:COMMIT:REASON entries separated by ";" (COMMIT a full id or
 # -). The case file keeps the git CLI's evidence, and says in a comment
 # which label was reviewed, what the git CLI's label was and why.
+# EXTRA, comma-separated paths, are kept in the reduced upstream beside the
+# patch's own files: a file upstream moved the patch's lines to, so that the
+# reduced history holds the move as the real one does.
 #
 # For each case it writes NAME/patch.diff, NAME/history (the reduced upstream,
 # see below) and NAME/case (the manifest: pin, refs, the git CLI evidence at
@@ -322,7 +325,7 @@ emit_data() {
 }
 
 cut_case() {
-	local name=$1 repo=$2 pin=$3 releases=$4 refs=$5 src=$6 note=$7 review=${8:-}
+	local name=$1 repo=$2 pin=$3 releases=$4 refs=$5 src=$6 note=$7 review=${8:-} extra=${9:-}
 	local g=$MIRROR/$repo/repo dir=$OUT/$name
 	[[ -d $g/.git ]] && g=$g/.git
 	echo "cutting $name" >&2
@@ -338,7 +341,10 @@ cut_case() {
 	local p=$dir.tmp/patch.diff pid
 	pid=$(git patch-id --stable <"$p" | cut -d' ' -f1)
 	local -a paths refnames refcommits rv=()
-	mapfile -t paths < <(paths_of "$p")
+	mapfile -t paths < <({
+		paths_of "$p"
+		[[ -z $extra ]] || tr ',' '\n' <<<"$extra"
+	} | sort -u)
 	IFS=, read -r -a refnames <<<"$refs"
 	local r
 	for r in "${refnames[@]}"; do
@@ -566,9 +572,9 @@ cut_case() {
 	unset node parents listed isroot issynth redid
 }
 
-while IFS='|' read -r name repo pin releases refs src note review; do
+while IFS='|' read -r name repo pin releases refs src note review extra; do
 	[[ -n $name && $name != \#* ]] || continue
 	[[ -z ${ONLY:-} || $ONLY == "$name" ]] || continue
 	[[ -z ${KEEP:-} || ! -f $OUT/$name/case ]] || continue
-	cut_case "$name" "$repo" "$pin" "$releases" "$refs" "$src" "$note" "$review"
+	cut_case "$name" "$repo" "$pin" "$releases" "$refs" "$src" "$note" "$review" "$extra"
 done <"$CASES"
