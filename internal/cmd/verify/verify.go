@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -119,12 +120,28 @@ func run(ctx context.Context, opts *Options, format report.Format, env pipeline.
 		}
 	}
 	// A damaged cache is no verdict: online it is repaired and the image
-	// verified again; offline it is exit 2. One bad unit of several fails
-	// alone; the run exits with the worst status.
+	// verified again; offline it is exit 2. One bad unit of several, image
+	// or chart, fails alone; the run exits with the worst status. A run of
+	// several units says each unit on stderr as it finishes (and, on a
+	// terminal, each step).
+	alone := len(images)+len(charts) > 1
+	p := f.UnitProgress(len(images) + len(charts))
 	r := f.Runner(env)
-	r.Repair, r.Alone = true, len(images) > 1
+	r.Repair, r.Alone = true, alone
+	r.Failed = p.Failed(r.Failed)
 	done, err := pipeline.Each(ctx, r, images, func(ctx context.Context, name string) (*verifystage.Result, error) {
-		return verifystage.Image(ctx, env, name, vopts...)
+		uenv := env
+		uenv.Step = func(step string) { p.Step(name, step) }
+		res, err := verifystage.Image(ctx, uenv, name, vopts...)
+		if err == nil {
+			v := *res
+			if c, ok := units[name]; ok {
+				v.Checks = append(append([]verifystage.Check(nil), v.Checks...), c)
+				v.OK = v.OK && c.Status != verifystage.StatusFail
+			}
+			p.Done(name, verdict(v))
+		}
+		return res, err
 	})
 	if err != nil {
 		return err
@@ -146,7 +163,7 @@ func run(ctx context.Context, opts *Options, format report.Format, env pipeline.
 		results = append(results, *res)
 	}
 	results = append(results, orphans...)
-	chartResults, chartsFailed, err := verifyCharts(ctx, env, charts)
+	chartResults, chartsFailed, chartsWorst, err := verifyCharts(ctx, env, r, p, charts, alone)
 	if err != nil {
 		return err
 	}
@@ -160,7 +177,7 @@ func run(ctx context.Context, opts *Options, format report.Format, env pipeline.
 			return err
 		}
 	}
-	worst := pipeline.Worst(done)
+	worst := max(pipeline.Worst(done), chartsWorst)
 	if failed {
 		worst = max(worst, cmdutil.ExitFindings)
 	}
@@ -185,4 +202,27 @@ func appendSummary(path string, results []verifystage.Result) error {
 		return fmt.Errorf("writing the step summary: %w", err)
 	}
 	return fh.Close()
+}
+
+// verdict is a unit's line of progress: ok or FAILED and its checks'
+// statuses counted ("ok (5 pass, 1 warn)").
+func verdict(r verifystage.Result) string {
+	n := map[string]int{}
+	for _, c := range r.Checks {
+		n[c.Status]++
+	}
+	var parts []string
+	for _, st := range []string{verifystage.StatusPass, verifystage.StatusFail, verifystage.StatusWarn, verifystage.StatusSkip} {
+		if n[st] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n[st], st))
+		}
+	}
+	v := "ok"
+	if !r.OK {
+		v = "FAILED"
+	}
+	if len(parts) == 0 {
+		return v
+	}
+	return v + " (" + strings.Join(parts, ", ") + ")"
 }
