@@ -80,6 +80,12 @@ shown beside it. --write records that release as the Applied-Upstream
 header of each patch found present there; if a write fails, the error
 lists the files already written.
 
+In a run of several units, image or chart, a unit that cannot be checked
+(its upstream cannot be reached) fails alone: it is reported with the
+reason ("not checked: ..."), the others are checked, and the exit is the
+worst status. Stderr says each unit as it finishes (on a terminal, also
+each step); stdout is the report only.
+
 Exit codes: 0 every patch applies at every scanned ref; 1 a patch is
 present, partial, superseded or in conflict somewhere; 2 bad input.`,
 	}

@@ -75,7 +75,13 @@ an IMAGE argument may name one by its vendored directory:
 The upstream diff comes from the upstream cache, or with --online from
 GitHub (GITHUB_TOKEN when set; GITHUB_API_URL for Enterprise Server).
 -o github writes annotations, and appends a markdown summary to
-$GITHUB_STEP_SUMMARY when it is set. Exit 1 when a check fails.`,
+$GITHUB_STEP_SUMMARY when it is set. Exit 1 when a check fails.
+
+In a run of several units, a unit that cannot be verified (its upstream,
+git or Helm, cannot be reached) fails alone: it is reported with the
+reason ("not verified: ..."), the others are verified, and the exit is the
+worst status. Stderr says each unit as it finishes (on a terminal, also
+each step); stdout is the report only.`,
 	}
 	cmdutil.NewCommand(cmd, opts, runF, cmdutil.Staged(f, run), func(_ *cobra.Command, args []string) error {
 		opts.Images = args
