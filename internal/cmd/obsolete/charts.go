@@ -18,9 +18,17 @@ import (
 // cannot be fetched) fails alone, as an image unit does: its result names
 // it and the reason, r.Failed is told, and the next unit is scanned; worst
 // is the worst exit code of those errors. Without alone, and when ctx is
-// done, the error ends the run.
-func scanCharts(ctx context.Context, env pipeline.Env, r pipeline.Runner, p *cmdutil.UnitProgress, units []*chart.Unit, alone bool) (out []report.Obsolete, worst int, err error) {
+// done, the error ends the run. The units whose spec entry does not load
+// (bad) are reported the same way, after the others.
+func scanCharts(ctx context.Context, env pipeline.Env, r pipeline.Runner, p *cmdutil.UnitProgress, units []*chart.Unit, bad []chart.UnitError, alone bool) (out []report.Obsolete, worst int, err error) {
 	f := chart.NewFetcher(env.Root, env.CacheDir, env.Offline)
+	fail := func(dir string, err error) {
+		if r.Failed != nil {
+			r.Failed(dir, err)
+		}
+		out = append(out, report.Obsolete{Image: dir, Unit: dir, Error: untrusted.Error(err), ExitCode: cmdutil.ExitCode(err)})
+		worst = max(worst, diag.ExitCode(err))
+	}
 	for _, u := range units {
 		if u.Kind() == chart.KindURL {
 			continue
@@ -31,16 +39,15 @@ func scanCharts(ctx context.Context, env pipeline.Env, r pipeline.Runner, p *cmd
 			if !alone || ctx.Err() != nil {
 				return nil, 0, err
 			}
-			if r.Failed != nil {
-				r.Failed(u.Dir, err)
-			}
-			out = append(out, report.Obsolete{Image: u.Dir, Unit: u.Dir, Error: untrusted.Error(err), ExitCode: cmdutil.ExitCode(err)})
-			worst = max(worst, diag.ExitCode(err))
+			fail(u.Dir, err)
 			continue
 		}
 		o := report.Obsolete{Image: u.Dir, Unit: u.Dir, Report: rep}
 		p.Done(u.Dir, verdict(o))
 		out = append(out, o)
+	}
+	for _, b := range bad {
+		fail(b.Dir, b.Err)
 	}
 	return out, worst, nil
 }

@@ -104,7 +104,7 @@ present, partial, superseded or in conflict somewhere; 2 bad input.`,
 func run(ctx context.Context, opts *Options, format report.Format, env pipeline.Env) error {
 	f := opts.Factory
 	env.Units = spec.NewDiscovery(env.Root) // one tree walk for every unit
-	charts, images, err := f.Select(env.Units, opts.Images)
+	charts, images, badCharts, err := f.SelectAlone(env.Units, opts.Images)
 	if err != nil {
 		return err
 	}
@@ -120,8 +120,11 @@ func run(ctx context.Context, opts *Options, format report.Format, env pipeline.
 			scanned++
 		}
 	}
-	alone := len(images)+scanned > 1
-	p := f.UnitProgress(len(images) + scanned)
+	if len(images)+scanned == 0 && len(badCharts) == 1 {
+		return badCharts[0].Err // the one unit: its error is the run's
+	}
+	alone := len(images)+scanned+len(badCharts) > 1
+	p := f.UnitProgress(len(images) + scanned + len(badCharts))
 	r := f.Runner(env)
 	r.Repair, r.Alone = true, alone
 	r.Failed = p.Failed(r.Failed)
@@ -180,7 +183,7 @@ func run(ctx context.Context, opts *Options, format report.Format, env pipeline.
 		findings = findings || u.Result.Report.Findings()
 		results = append(results, u.Result)
 	}
-	chartResults, chartsWorst, err := scanCharts(ctx, env, r, p, charts, alone)
+	chartResults, chartsWorst, err := scanCharts(ctx, env, r, p, charts, badCharts, alone)
 	if err != nil {
 		return err
 	}

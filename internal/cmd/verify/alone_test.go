@@ -152,3 +152,53 @@ func TestUnitProgressTerminal(t *testing.T) {
 		}
 	}
 }
+
+// TestBadChartEntryFailsAlone: a chart unit whose entry does not load (its
+// pin's Makefile is missing) and a chart spec file that does not parse are
+// each a result of their own beside the other units, named by the unit's
+// directory and by the file, exit 2; named alone, the entry's error is the
+// run's.
+func TestBadChartEntryFailsAlone(t *testing.T) {
+	m := charttest.NewMixed(t)
+	charttest.WriteFiles(t, m.Root, map[string]string{
+		"packages/lib/patchkit-charts.yaml":  "charts:\n  - dir: ./charts/lib\n    upstream: {helm: " + m.Helm.URL + ", chart: up}\n    version: {makefile-var: LIB_VERSION, makefile: ./Makefile}\n",
+		"packages/lib/charts/lib/Chart.yaml": "name: lib\n",
+		"packages/junk/patchkit-charts.yaml": "charts:\n  - dir: ./x\n    color: blue\n",
+	})
+	cache := t.TempDir()
+	code, out, errOut := runPatchkit(t, "--root", m.Root, "--cache-dir", cache, "-o", "json", "verify", "good", charttest.MixedUp)
+	if code != 0 {
+		t.Fatalf("verify of the good units: exit %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, errOut = runPatchkit(t, "--root", m.Root, "--cache-dir", cache, "-o", "json", "verify")
+	var got []aloneJSON
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("verify -o json: %v\n%s\n%s", err, out, errOut)
+	}
+	byName := map[string]aloneJSON{}
+	for _, r := range got {
+		byName[r.Image] = r
+	}
+	if code != 2 || len(got) != 6 {
+		t.Fatalf("verify -o json: exit %d, %d results, want 2 and 6\n%s", code, len(got), out)
+	}
+	for name, like := range map[string]string{
+		"packages/lib/charts/lib":            "Makefile",
+		"packages/junk/patchkit-charts.yaml": "color",
+	} {
+		r := byName[name]
+		if r.OK || r.ExitCode != 2 || !strings.Contains(r.Error, like) || len(r.Checks) != 1 || !strings.HasPrefix(r.Checks[0].Message, "not verified: ") {
+			t.Errorf("%s = %+v, want a failed unit naming %q, exit 2", name, r, like)
+		}
+	}
+	if !byName["good"].OK || !byName[charttest.MixedUp].OK {
+		t.Errorf("the good units were not verified: %s", out)
+	}
+	if code, out, errOut := runPatchkit(t, "--root", m.Root, "--cache-dir", cache, "verify", "packages/lib/charts/lib"); code != 2 || out != "" || !strings.Contains(errOut, "packages/lib/patchkit-charts.yaml:2") {
+		t.Errorf("verify packages/lib/charts/lib: exit %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, _ = runPatchkit(t, "--root", m.Root, "--cache-dir", cache, "-o", "json", "obsolete-check")
+	if code != 2 || !strings.Contains(out, `"image": "packages/lib/charts/lib"`) || !strings.Contains(out, `"image": "packages/junk/patchkit-charts.yaml"`) || !strings.Contains(out, `"image": "good"`) {
+		t.Errorf("obsolete-check -o json: exit %d\n%s", code, out)
+	}
+}

@@ -18,9 +18,19 @@ import (
 // result names it and the reason in one failed vendored check, r.Failed is
 // told, and the next unit is verified; worst is the worst exit code of
 // those errors. Without alone, and when ctx is done, the error ends the
-// run.
-func verifyCharts(ctx context.Context, env pipeline.Env, r pipeline.Runner, p *cmdutil.UnitProgress, units []*chart.Unit, alone bool) (out []verifystage.Result, failed bool, worst int, err error) {
+// run. The units whose spec entry does not load (bad) are reported the
+// same way, after the others.
+func verifyCharts(ctx context.Context, env pipeline.Env, r pipeline.Runner, p *cmdutil.UnitProgress, units []*chart.Unit, bad []chart.UnitError, alone bool) (out []verifystage.Result, failed bool, worst int, err error) {
 	f := chart.NewFetcher(env.Root, env.CacheDir, env.Offline)
+	fail := func(b chart.UnitError) {
+		if r.Failed != nil {
+			r.Failed(b.Dir, b.Err)
+		}
+		msg := untrusted.Error(b.Err)
+		out = append(out, verifystage.Result{Image: b.Dir, Unit: b.Dir, Error: msg, ExitCode: cmdutil.ExitCode(b.Err), Checks: []verifystage.Check{{
+			Patch: b.Spec, Line: b.Line, Check: chart.CheckVendored, Status: verifystage.StatusFail, Message: "not verified: " + msg}}})
+		failed, worst = true, max(worst, diag.ExitCode(b.Err))
+	}
 	for _, u := range units {
 		p.Step(u.Dir, "verifying "+untrusted.Redact(u.URL()))
 		res, err := f.Verify(ctx, u)
@@ -28,13 +38,7 @@ func verifyCharts(ctx context.Context, env pipeline.Env, r pipeline.Runner, p *c
 			if !alone || ctx.Err() != nil {
 				return nil, false, 0, err
 			}
-			if r.Failed != nil {
-				r.Failed(u.Dir, err)
-			}
-			msg := untrusted.Error(err)
-			out = append(out, verifystage.Result{Image: u.Dir, Unit: u.Dir, Error: msg, ExitCode: cmdutil.ExitCode(err), Checks: []verifystage.Check{{
-				Patch: u.Spec, Line: u.Line, Check: chart.CheckVendored, Status: verifystage.StatusFail, Message: "not verified: " + msg}}})
-			failed, worst = true, max(worst, diag.ExitCode(err))
+			fail(chart.UnitError{Dir: u.Dir, Spec: u.Spec, Line: u.Line, Err: err})
 			continue
 		}
 		vr := verifystage.Result{Image: res.Unit, Unit: res.Unit, Pin: res.Pin, OK: res.OK}
@@ -44,6 +48,9 @@ func verifyCharts(ctx context.Context, env pipeline.Env, r pipeline.Runner, p *c
 		p.Done(u.Dir, verdict(vr))
 		failed = failed || !res.OK
 		out = append(out, vr)
+	}
+	for _, b := range bad {
+		fail(b)
 	}
 	return out, failed, worst, nil
 }

@@ -99,9 +99,12 @@ each step); stdout is the report only.`,
 
 func run(ctx context.Context, opts *Options, format report.Format, env pipeline.Env) error {
 	f := opts.Factory
-	charts, images, err := f.Select(spec.NewDiscovery(env.Root), opts.Images)
+	charts, images, badCharts, err := f.SelectAlone(spec.NewDiscovery(env.Root), opts.Images)
 	if err != nil {
 		return err
+	}
+	if len(images)+len(charts) == 0 && len(badCharts) == 1 {
+		return badCharts[0].Err // the one unit: its error is the run's
 	}
 	units, orphans, err := verifystage.Units(env.Root, images, len(opts.Images) == 0)
 	if err != nil {
@@ -130,8 +133,8 @@ func run(ctx context.Context, opts *Options, format report.Format, env pipeline.
 	// or chart, fails alone; the run exits with the worst status. A run of
 	// several units says each unit on stderr as it finishes (and, on a
 	// terminal, each step).
-	alone := len(images)+len(charts) > 1
-	p := f.UnitProgress(len(images) + len(charts))
+	alone := len(images)+len(charts)+len(badCharts) > 1
+	p := f.UnitProgress(len(images) + len(charts) + len(badCharts))
 	r := f.Runner(env)
 	r.Repair, r.Alone = true, alone
 	r.Failed = p.Failed(r.Failed)
@@ -169,7 +172,7 @@ func run(ctx context.Context, opts *Options, format report.Format, env pipeline.
 		results = append(results, *res)
 	}
 	results = append(results, orphans...)
-	chartResults, chartsFailed, chartsWorst, err := verifyCharts(ctx, env, r, p, charts, alone)
+	chartResults, chartsFailed, chartsWorst, err := verifyCharts(ctx, env, r, p, charts, badCharts, alone)
 	if err != nil {
 		return err
 	}
