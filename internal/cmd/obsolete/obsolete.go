@@ -16,7 +16,6 @@ import (
 	"github.com/patchkit/patchkit/internal/report"
 	"github.com/patchkit/patchkit/internal/spec"
 	"github.com/patchkit/patchkit/internal/untrusted"
-	"github.com/patchkit/patchkit/internal/upstream"
 )
 
 // Options are the flags and dependencies of `patchkit obsolete-check`.
@@ -206,7 +205,7 @@ func run(ctx context.Context, opts *Options, format report.Format, env pipeline.
 // Applied-Upstream headers.
 func checkImage(ctx context.Context, env pipeline.Env, im *pipeline.Image, opts *Options, pre *pipeline.Prefetched[report.Obsolete]) (report.Obsolete, error) {
 	root := env.Root
-	env.At("fetching " + upstream.Redact(im.URL))
+	env.At("fetching " + untrusted.Redact(im.URL))
 	if err := pre.Fetch(ctx, im); err != nil {
 		return report.Obsolete{}, err
 	}
