@@ -41,6 +41,10 @@ type Fetcher struct {
 
 	mu      sync.Mutex
 	indexes map[string]*helmIndex // the Helm repositories' index.yaml this run read
+	// indexErrs are the Helm repositories whose index.yaml this run could
+	// not read, and why: each of their units fails alone with that error,
+	// without waiting on the repository again.
+	indexErrs map[string]error
 }
 
 // NewFetcher returns a Fetcher for the units of the repository at root.
@@ -154,16 +158,29 @@ func (idx *helmIndex) has(chart, version string) bool {
 	return false
 }
 
-// helmIndex reads the repository's index.yaml, once a run.
+// helmIndex reads the repository's index.yaml, once a run: a repository
+// that could not be reached is not asked again (its error is given again).
 func (f *Fetcher) helmIndex(ctx context.Context, repo string) (*helmIndex, error) {
 	f.mu.Lock()
 	known, ok := f.indexes[repo]
+	failed := f.indexErrs[repo]
 	f.mu.Unlock()
 	if ok {
 		return known, nil
 	}
+	if failed != nil {
+		return nil, failed
+	}
 	data, err := f.get(ctx, strings.TrimSuffix(repo, "/")+"/index.yaml")
 	if err != nil {
+		if ctx.Err() == nil && !errors.Is(err, ErrOffline) {
+			f.mu.Lock()
+			if f.indexErrs == nil {
+				f.indexErrs = map[string]error{}
+			}
+			f.indexErrs[repo] = err
+			f.mu.Unlock()
+		}
 		return nil, err
 	}
 	var idx helmIndex

@@ -35,3 +35,23 @@ func TestFetchHelmRemove(t *testing.T) {
 		t.Error("--offline fetched from a Helm repository")
 	}
 }
+
+// TestHelmIndexUnreachableAskedOnce: a Helm repository whose index.yaml
+// cannot be read is asked once a run; each of its units gets the same
+// error, without waiting on it again.
+func TestHelmIndexUnreachableAskedOnce(t *testing.T) {
+	repo := charttest.NewHelmRepo(t) // no chart added: no index.yaml, 404
+	f := &Fetcher{}
+	var errs []error
+	for _, chart := range []string{"a", "b"} {
+		u := &Unit{Upstream: Upstream{Helm: repo.URL, Chart: chart}}
+		_, err := f.Fetch(context.Background(), u, "1.0.0")
+		errs = append(errs, err)
+	}
+	if errs[0] == nil || errs[1] == nil || errs[0].Error() != errs[1].Error() {
+		t.Errorf("Fetch() errors = %v, want the index's error for both units", errs)
+	}
+	if n := repo.Requests(); n != 1 {
+		t.Errorf("the repository was asked %d times, want 1", n)
+	}
+}

@@ -217,34 +217,65 @@ func Load(root, rel string) (*File, error) {
 
 // Parse decodes a spec strictly: unknown keys are errors naming file and line.
 func Parse(root, rel string, data []byte) (*File, error) {
+	f, _, err := parse(root, rel, data, false)
+	return f, err
+}
+
+// parse is Parse; with alone, a unit that does not validate is left out
+// of the file and returned in bad instead of being the file's error.
+func parse(root, rel string, data []byte, alone bool) (*File, []UnitError, error) {
 	f := &File{Path: rel}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(f); err != nil {
-		return nil, yamlErr(rel, err)
+		return nil, nil, yamlErr(rel, err)
 	}
 	var doc yaml.Node
 	_ = yaml.Unmarshal(data, &doc)
 	lines := chartLines(&doc)
 	base := path.Dir(rel)
 	seen := map[string]bool{}
+	var bad []UnitError
+	good := f.Charts[:0]
 	for i, u := range f.Charts {
 		u.Spec, u.Base = rel, base
 		if i < len(lines) {
 			u.Line = lines[i]
 		}
-		if err := u.validate(root); err != nil {
-			return nil, err
+		dir, derr := u.repoPath("dir", u.Dir)
+		err := u.validate(root)
+		if err == nil && seen[u.Dir] {
+			err = u.errf("dir", "%s is vendored by two units", u.Dir)
 		}
-		if seen[u.Dir] {
-			return nil, u.errf("dir", "%s is vendored by two units", u.Dir)
+		if err != nil {
+			if !alone {
+				return nil, nil, err
+			}
+			if derr != nil {
+				dir = rel
+			}
+			bad = append(bad, UnitError{Dir: dir, Spec: rel, Line: u.Line, Err: err})
+			continue
 		}
 		seen[u.Dir] = true
+		good = append(good, u)
 	}
-	if len(f.Charts) == 0 {
-		return nil, &diag.InputError{File: rel, Line: 1, Key: "charts", Msg: "no chart units"}
+	f.Charts = good
+	if len(f.Charts) == 0 && len(bad) == 0 {
+		return nil, nil, &diag.InputError{File: rel, Line: 1, Key: "charts", Msg: "no chart units"}
 	}
-	return f, nil
+	return f, bad, nil
+}
+
+// UnitError is a chart unit that does not load, for a run over every unit
+// to report alone (SplitArgsAlone): its directory (the spec file when the
+// entry names none that resolves, or the file does not parse), its entry's
+// spec file and line, and why.
+type UnitError struct {
+	Dir  string
+	Spec string
+	Line int
+	Err  error
 }
 
 func chartLines(doc *yaml.Node) []int {
@@ -577,6 +608,65 @@ func chartYAMLPath(root, dir string) string {
 		return filepath.ToSlash(rel)
 	}
 	return cy
+}
+
+// SplitArgsAlone is SplitArgs for a command whose units fail alone: with
+// no argument, a chart spec file or entry that does not load is returned
+// in bad (UnitError), and every other chart unit is loaded. With
+// arguments, one that names a unit whose entry does not load is that
+// entry's error; the entries not named do not matter.
+func SplitArgsAlone(d *spec.Discovery, args []string) ([]*Unit, []string, []UnitError, error) {
+	all, bad, err := loadAllAlone(d)
+	if err != nil || len(args) == 0 {
+		return all, nil, bad, err
+	}
+	var units []*Unit
+	var rest []string
+	for _, a := range args {
+		if u := findIn(all, a); u != nil {
+			units = append(units, u)
+			continue
+		}
+		clean := path.Clean(strings.TrimPrefix(filepath.ToSlash(a), "./"))
+		for _, b := range bad {
+			if b.Dir == clean {
+				return nil, nil, nil, b.Err
+			}
+		}
+		rest = append(rest, a)
+	}
+	return units, rest, nil, nil
+}
+
+// loadAllAlone loads every chart unit d finds, keeping those that load;
+// the entries and files that do not are returned in bad.
+func loadAllAlone(d *spec.Discovery) ([]*Unit, []UnitError, error) {
+	files, err := d.ChartFiles()
+	if err != nil {
+		return nil, nil, err
+	}
+	var units []*Unit
+	var bad []UnitError
+	for _, f := range files {
+		data, err := os.ReadFile(filepath.Join(d.Root(), filepath.FromSlash(f)))
+		if err != nil {
+			bad = append(bad, UnitError{Dir: f, Spec: f, Err: &diag.InputError{File: f, Msg: "reading chart spec", Err: err}})
+			continue
+		}
+		cf, fbad, err := parse(d.Root(), f, data, true)
+		if err != nil {
+			line := 0
+			var ie *diag.InputError
+			if errors.As(err, &ie) {
+				line = ie.Line
+			}
+			bad = append(bad, UnitError{Dir: f, Spec: f, Line: line, Err: err})
+			continue
+		}
+		units = append(units, cf.Charts...)
+		bad = append(bad, fbad...)
+	}
+	return units, bad, nil
 }
 
 // SplitArgs splits a command's IMAGE arguments into the chart units they

@@ -36,6 +36,24 @@ func (f *Factory) Select(d *spec.Discovery, args []string) ([]*chart.Unit, []str
 	return charts, images, nil
 }
 
+// SelectAlone is Select for a command whose units fail alone (verify,
+// obsolete-check): without arguments, a chart spec entry or file that does
+// not load is returned in bad (chart.SplitArgsAlone), for the command to
+// report beside the other units, instead of ending the run.
+func (f *Factory) SelectAlone(d *spec.Discovery, args []string) ([]*chart.Unit, []string, []chart.UnitError, error) {
+	charts, imageArgs, bad, err := chart.SplitArgsAlone(d, args)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var images []string
+	if len(args) == 0 || len(imageArgs) > 0 {
+		if images, err = f.ImagesIn(d, imageArgs); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	return charts, images, bad, nil
+}
+
 // Txn is the transaction options of a command's writes: a wait for the
 // repository lock is said on stderr (LockNotice).
 func (f *Factory) Txn() txn.Options {

@@ -37,6 +37,10 @@ type Env struct {
 	// FetchTimeout bounds how long a fetch may receive nothing, connecting
 	// included (upstream.WithTimeouts); 0 is the default.
 	FetchTimeout time.Duration
+	// Step, when set, is told of each step of the unit's run as it starts
+	// ("upstream URL at REF"): a command sets it per unit, for its
+	// progress on a terminal (cmdutil.UnitProgress). Use At.
+	Step func(step string)
 	// prepared, when set, is told of each unit prepare opens the cache of
 	// (a test seam: it counts the opens of a run).
 	prepared func(name string)
@@ -147,6 +151,11 @@ func Open(ctx context.Context, env Env, s *spec.Spec, ref string) (*Image, error
 	if err != nil {
 		return nil, err
 	}
+	at := ref
+	if at == "" {
+		at = s.Upstream.Ref
+	}
+	env.At(fmt.Sprintf("upstream %s at %s", upstream.Redact(url), at))
 	cache, err := upstream.Open(ctx, env.CacheDir, url,
 		upstream.WithOffline(env.Offline),
 		upstream.WithProgress(env.Progress),
@@ -170,6 +179,13 @@ func Open(ctx context.Context, env Env, s *spec.Spec, ref string) (*Image, error
 		return nil, refError(s, ref, fmt.Errorf("resolving %s: %w", im.Ref, err))
 	}
 	return im, nil
+}
+
+// At tells env.Step, when set, that the unit's run is now at step.
+func (env Env) At(step string) {
+	if env.Step != nil {
+		env.Step(step)
+	}
 }
 
 // Materialize returns p, or, for a reference file (series.Patch.IsReference),

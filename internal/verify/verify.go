@@ -135,6 +135,7 @@ func Image(ctx context.Context, env pipeline.Env, name string, opts ...Option) (
 		return nil, err
 	}
 	defer im.Close()
+	env.At(fmt.Sprintf("checking %d patch(es)", len(entries)))
 	v := &verifier{opts: o, root: env.Root, im: im, entries: entries}
 	if err := v.materialize(ctx); err != nil {
 		return nil, err

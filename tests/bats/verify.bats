@@ -82,3 +82,25 @@ setup() {
   run pk backport greeter 0123456789abcdef0123456789abcdef01234567
   assert_failure 2
 }
+
+@test "verify over every unit: an unreachable chart host fails its unit alone; one line per unit on stderr, stdout the report" {
+  bats_require_minimum_version 1.5.0
+  sed -i "s|^  url: .*|  url: file://$UPSTREAM|" "$ROOT/images/greeter/patchkit.yaml"
+  mkdir -p "$ROOT/packages/app/charts/down"
+  printf 'apiVersion: v2\nname: down\nversion: 1.0.0\n' >"$ROOT/packages/app/charts/down/Chart.yaml"
+  # Port 9 (discard) on loopback: nothing listens, the connection is refused.
+  cat >"$ROOT/packages/app/patchkit-charts.yaml" <<'YAML'
+charts:
+  - dir: ./charts/down
+    upstream: {helm: "http://127.0.0.1:9/charts", chart: down}
+    version: {value: 1.0.0}
+YAML
+  run --separate-stderr "$PATCHKIT" --root "$ROOT" --cache-dir "$CACHE" verify -o json
+  [ "$status" -eq 2 ]
+  local err=$stderr
+  [[ $err == *"patchkit: greeter: ok ("*")"* ]]
+  [[ $err == *"patchkit: packages/app/charts/down: fetching http://127.0.0.1:9/charts/index.yaml: "* ]]
+  [ "$(grep -c '^patchkit: ' <<<"$err")" -eq 2 ] # a line per unit
+  run json_get 'j.map(r => r.image + " " + r.ok + " " + (r.exitCode || 0)).join(",")' <<<"$output"
+  assert_output "greeter true 0,packages/app/charts/down false 2"
+}

@@ -4,9 +4,11 @@ package obsolete
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/spf13/cobra"
 
+	"github.com/patchkit/patchkit/internal/chart"
 	"github.com/patchkit/patchkit/internal/cmdutil"
 	"github.com/patchkit/patchkit/internal/diag"
 	obsoletestage "github.com/patchkit/patchkit/internal/obsolete"
@@ -77,6 +79,12 @@ shown beside it. --write records that release as the Applied-Upstream
 header of each patch found present there; if a write fails, the error
 lists the files already written.
 
+In a run of several units, image or chart, a unit that cannot be checked
+(its upstream cannot be reached) fails alone: it is reported with the
+reason ("not checked: ..."), the others are checked, and the exit is the
+worst status. Stderr says each unit as it finishes (on a terminal, also
+each step); stdout is the report only.
+
 Exit codes: 0 every patch applies at every scanned ref; 1 a patch is
 present, partial, superseded or in conflict somewhere; 2 bad input.`,
 	}
@@ -95,16 +103,30 @@ present, partial, superseded or in conflict somewhere; 2 bad input.`,
 func run(ctx context.Context, opts *Options, format report.Format, env pipeline.Env) error {
 	f := opts.Factory
 	env.Units = spec.NewDiscovery(env.Root) // one tree walk for every unit
-	charts, images, err := f.Select(env.Units, opts.Images)
+	charts, images, badCharts, err := f.SelectAlone(env.Units, opts.Images)
 	if err != nil {
 		return err
 	}
 	// A damaged cache is no verdict: online it is repaired and the image
 	// checked again; offline it is exit 2. One bad unit of several fails
 	// alone: the others are still checked, and the run exits with the
-	// worst status.
+	// worst status. Chart units fail alone too. A run of several units
+	// says each unit on stderr as it finishes (and, on a terminal, each
+	// step).
+	scanned := 0 // the chart units scanned (a release asset lists no releases)
+	for _, u := range charts {
+		if u.Kind() != chart.KindURL {
+			scanned++
+		}
+	}
+	if len(images)+scanned == 0 && len(badCharts) == 1 {
+		return badCharts[0].Err // the one unit: its error is the run's
+	}
+	alone := len(images)+scanned+len(badCharts) > 1
+	p := f.UnitProgress(len(images) + scanned + len(badCharts))
 	r := f.Runner(env)
-	r.Repair, r.Alone = true, len(images) > 1
+	r.Repair, r.Alone = true, alone
+	r.Failed = p.Failed(r.Failed)
 	// The units' upstreams are listed (and fetched) listBound at a time
 	// first; each unit then takes what was found for it.
 	pre := pipeline.Prefetch(ctx, env, images, listBound, func(ctx context.Context, name string) (report.Obsolete, bool, error) {
@@ -126,11 +148,19 @@ func run(ctx context.Context, opts *Options, format report.Format, env pipeline.
 		// A unit with nothing to scan is answered from the upstream's
 		// listing, with no history fetched (issue 24).
 		if out, ok, err := pre.Quick(ctx, name); err != nil || ok {
+			if err == nil {
+				p.Done(name, verdict(out))
+			}
 			return out, err
 		}
-		res, err := pipeline.With(ctx, r, name, func(ctx context.Context, im *pipeline.Image) (report.Obsolete, error) {
-			return checkImage(ctx, env.Root, im, opts, pre)
+		ur := r
+		ur.Env.Step = func(step string) { p.Step(name, step) }
+		res, err := pipeline.With(ctx, ur, name, func(ctx context.Context, im *pipeline.Image) (report.Obsolete, error) {
+			return checkImage(ctx, ur.Env, im, opts, pre)
 		})
+		if err == nil {
+			p.Done(name, verdict(res))
+		}
 		if we := (*obsoletestage.WriteError)(nil); errors.As(err, &we) {
 			// Say what the earlier images wrote too.
 			return res, pipeline.Stop(&obsoletestage.WriteError{Written: append(written, we.Written...), Err: we.Err})
@@ -152,18 +182,18 @@ func run(ctx context.Context, opts *Options, format report.Format, env pipeline.
 		findings = findings || u.Result.Report.Findings()
 		results = append(results, u.Result)
 	}
-	chartResults, err := scanCharts(ctx, env, charts)
+	chartResults, chartsWorst, err := scanCharts(ctx, env, r, p, charts, badCharts, alone)
 	if err != nil {
 		return err
 	}
 	for _, r := range chartResults {
-		findings = findings || r.Report.Findings()
+		findings = findings || (r.Report != nil && r.Report.Findings())
 	}
 	results = append(results, chartResults...)
 	if err := report.RenderObsolete(f.IO.Out, format, results, len(opts.Images) == 1 && len(results) == 1); err != nil {
 		return err
 	}
-	worst := pipeline.Worst(units)
+	worst := max(pipeline.Worst(units), chartsWorst)
 	if findings {
 		worst = max(worst, cmdutil.ExitFindings)
 	}
@@ -173,10 +203,13 @@ func run(ctx context.Context, opts *Options, format report.Format, env pipeline.
 // checkImage refreshes the image's upstream cache once per run (pre
 // remembers the URLs done), scans it and, with --write, records the
 // Applied-Upstream headers.
-func checkImage(ctx context.Context, root string, im *pipeline.Image, opts *Options, pre *pipeline.Prefetched[report.Obsolete]) (report.Obsolete, error) {
+func checkImage(ctx context.Context, env pipeline.Env, im *pipeline.Image, opts *Options, pre *pipeline.Prefetched[report.Obsolete]) (report.Obsolete, error) {
+	root := env.Root
+	env.At("fetching " + untrusted.Redact(im.URL))
 	if err := pre.Fetch(ctx, im); err != nil {
 		return report.Obsolete{}, err
 	}
+	env.At(fmt.Sprintf("scanning %d patch(es)", len(im.Patches)))
 	rep, err := obsoletestage.Check(ctx, obsoletestage.Input{
 		Cache: im.Cache, Spec: im.Spec, PinCommit: im.Commit, Patches: im.Patches, Refs: opts.Refs,
 	})
@@ -190,4 +223,26 @@ func checkImage(ctx context.Context, root string, im *pipeline.Image, opts *Opti
 		}
 	}
 	return out, nil
+}
+
+// verdict is a unit's line of progress: its patches and refs, and how
+// many patches have a finding ("2 patch(es) at 3 ref(s): 1 with findings").
+func verdict(o report.Obsolete) string {
+	if o.Report == nil {
+		return "not checked"
+	}
+	n := 0
+	for _, p := range o.Report.Patches {
+		for _, r := range p.Results {
+			if r.Finding() {
+				n++
+				break
+			}
+		}
+	}
+	v := fmt.Sprintf("%d patch(es) at %d ref(s)", len(o.Report.Patches), len(o.Report.Refs))
+	if n == 0 {
+		return v + ": every patch applies"
+	}
+	return fmt.Sprintf("%s: %d with findings", v, n)
 }

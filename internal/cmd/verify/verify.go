@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -74,7 +75,13 @@ an IMAGE argument may name one by its vendored directory:
 The upstream diff comes from the upstream cache, or with --online from
 GitHub (GITHUB_TOKEN when set; GITHUB_API_URL for Enterprise Server).
 -o github writes annotations, and appends a markdown summary to
-$GITHUB_STEP_SUMMARY when it is set. Exit 1 when a check fails.`,
+$GITHUB_STEP_SUMMARY when it is set. Exit 1 when a check fails.
+
+In a run of several units, a unit that cannot be verified (its upstream,
+git or Helm, cannot be reached) fails alone: it is reported with the
+reason ("not verified: ..."), the others are verified, and the exit is the
+worst status. Stderr says each unit as it finishes (on a terminal, also
+each step); stdout is the report only.`,
 	}
 	cmdutil.NewCommand(cmd, opts, runF, cmdutil.Staged(f, run), func(_ *cobra.Command, args []string) error {
 		opts.Images = args
@@ -92,9 +99,12 @@ $GITHUB_STEP_SUMMARY when it is set. Exit 1 when a check fails.`,
 
 func run(ctx context.Context, opts *Options, format report.Format, env pipeline.Env) error {
 	f := opts.Factory
-	charts, images, err := f.Select(spec.NewDiscovery(env.Root), opts.Images)
+	charts, images, badCharts, err := f.SelectAlone(spec.NewDiscovery(env.Root), opts.Images)
 	if err != nil {
 		return err
+	}
+	if len(images)+len(charts) == 0 && len(badCharts) == 1 {
+		return badCharts[0].Err // the one unit: its error is the run's
 	}
 	units, orphans, err := verifystage.Units(env.Root, images, len(opts.Images) == 0)
 	if err != nil {
@@ -119,12 +129,28 @@ func run(ctx context.Context, opts *Options, format report.Format, env pipeline.
 		}
 	}
 	// A damaged cache is no verdict: online it is repaired and the image
-	// verified again; offline it is exit 2. One bad unit of several fails
-	// alone; the run exits with the worst status.
+	// verified again; offline it is exit 2. One bad unit of several, image
+	// or chart, fails alone; the run exits with the worst status. A run of
+	// several units says each unit on stderr as it finishes (and, on a
+	// terminal, each step).
+	alone := len(images)+len(charts)+len(badCharts) > 1
+	p := f.UnitProgress(len(images) + len(charts) + len(badCharts))
 	r := f.Runner(env)
-	r.Repair, r.Alone = true, len(images) > 1
+	r.Repair, r.Alone = true, alone
+	r.Failed = p.Failed(r.Failed)
 	done, err := pipeline.Each(ctx, r, images, func(ctx context.Context, name string) (*verifystage.Result, error) {
-		return verifystage.Image(ctx, env, name, vopts...)
+		uenv := env
+		uenv.Step = func(step string) { p.Step(name, step) }
+		res, err := verifystage.Image(ctx, uenv, name, vopts...)
+		if err == nil {
+			v := *res
+			if c, ok := units[name]; ok {
+				v.Checks = append(append([]verifystage.Check(nil), v.Checks...), c)
+				v.OK = v.OK && c.Status != verifystage.StatusFail
+			}
+			p.Done(name, verdict(v))
+		}
+		return res, err
 	})
 	if err != nil {
 		return err
@@ -146,7 +172,7 @@ func run(ctx context.Context, opts *Options, format report.Format, env pipeline.
 		results = append(results, *res)
 	}
 	results = append(results, orphans...)
-	chartResults, chartsFailed, err := verifyCharts(ctx, env, charts)
+	chartResults, chartsFailed, chartsWorst, err := verifyCharts(ctx, env, r, p, charts, badCharts, alone)
 	if err != nil {
 		return err
 	}
@@ -160,7 +186,7 @@ func run(ctx context.Context, opts *Options, format report.Format, env pipeline.
 			return err
 		}
 	}
-	worst := pipeline.Worst(done)
+	worst := max(pipeline.Worst(done), chartsWorst)
 	if failed {
 		worst = max(worst, cmdutil.ExitFindings)
 	}
@@ -185,4 +211,27 @@ func appendSummary(path string, results []verifystage.Result) error {
 		return fmt.Errorf("writing the step summary: %w", err)
 	}
 	return fh.Close()
+}
+
+// verdict is a unit's line of progress: ok or FAILED and its checks'
+// statuses counted ("ok (5 pass, 1 warn)").
+func verdict(r verifystage.Result) string {
+	n := map[string]int{}
+	for _, c := range r.Checks {
+		n[c.Status]++
+	}
+	var parts []string
+	for _, st := range []string{verifystage.StatusPass, verifystage.StatusFail, verifystage.StatusWarn, verifystage.StatusSkip} {
+		if n[st] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n[st], st))
+		}
+	}
+	v := "ok"
+	if !r.OK {
+		v = "FAILED"
+	}
+	if len(parts) == 0 {
+		return v
+	}
+	return v + " (" + strings.Join(parts, ", ") + ")"
 }
