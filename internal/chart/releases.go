@@ -96,8 +96,11 @@ func (f *Fetcher) listVersions(ctx context.Context, u *Unit) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		tags, err := remote.List(ref.Context(), append([]remote.Option{remote.WithContext(ctx)}, f.Remote...)...)
+		tags, err := remote.List(ref.Context(), f.remoteOpts(ctx)...)
 		if err != nil {
+			if b := bounded(err); b != nil {
+				return nil, b
+			}
 			return nil, fmt.Errorf("listing the tags of %s: %w", u.Upstream.OCI, err)
 		}
 		vs = tags

@@ -13,6 +13,7 @@ import (
 // releases: such a unit is left out.
 func scanCharts(ctx context.Context, env pipeline.Env, units []*chart.Unit) ([]report.Obsolete, error) {
 	f := chart.NewFetcher(env.Root, env.CacheDir, env.Offline)
+	f.Timeout = env.FetchTimeout
 	var out []report.Obsolete
 	for _, u := range units {
 		if u.Kind() == chart.KindURL {

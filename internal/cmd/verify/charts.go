@@ -12,6 +12,7 @@ import (
 // verify results named by the unit's directory.
 func verifyCharts(ctx context.Context, env pipeline.Env, units []*chart.Unit) ([]verifystage.Result, bool, error) {
 	f := chart.NewFetcher(env.Root, env.CacheDir, env.Offline)
+	f.Timeout = env.FetchTimeout
 	var out []verifystage.Result
 	failed := false
 	for _, u := range units {
