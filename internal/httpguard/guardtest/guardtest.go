@@ -33,9 +33,17 @@ type Recorder struct {
 // decides what a redirect keeps). A machine without 127.0.0.2 skips the test.
 func NewRecorder(t testing.TB) *Recorder {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.2:0")
+	return NewRecorderAt(t, "127.0.0.2:0")
+}
+
+// NewRecorderAt starts a Recorder listening on addr: "127.0.0.1:0" is
+// another origin of the same host name (a client that refuses redirects
+// to another private host still follows it).
+func NewRecorderAt(t testing.TB, addr string) *Recorder {
+	t.Helper()
+	l, err := net.Listen("tcp", addr)
 	if err != nil {
-		t.Skipf("no second loopback address: %v", err)
+		t.Skipf("no loopback address %s: %v", addr, err)
 	}
 	r := &Recorder{}
 	r.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
