@@ -29,8 +29,10 @@ type Factory struct {
 	UpstreamURL string
 	// Offline forbids network access (--offline).
 	Offline bool
-	// FetchTimeout is --fetch-timeout: how long an upstream fetch may
-	// receive nothing; 0 reads PATCHKIT_FETCH_TIMEOUT, else the default.
+	// FetchTimeout is --fetch-timeout: how long a git fetch may receive
+	// nothing, and how long an HTTP request (GitHub API, Helm repository,
+	// chart archive) may take to its answer's last byte; 0 reads
+	// PATCHKIT_FETCH_TIMEOUT, else each client's default.
 	FetchTimeout time.Duration
 }
 

@@ -24,5 +24,5 @@ func (f *Factory) AddUpstreamFlags(cmd *cobra.Command) {
 	pf.StringVar(&f.CacheDir, "cache-dir", "", "upstream cache directory (default: the user's cache dir/patchkit)")
 	pf.StringVar(&f.UpstreamURL, "upstream-url", "", "replace upstream.url of the spec (one IMAGE only)")
 	pf.BoolVar(&f.Offline, "offline", false, "never touch the network; fail if the cache lacks a ref")
-	pf.DurationVar(&f.FetchTimeout, "fetch-timeout", 0, "give up an upstream fetch that receives nothing for this long, connecting included (default 60s, or PATCHKIT_FETCH_TIMEOUT)")
+	pf.DurationVar(&f.FetchTimeout, "fetch-timeout", 0, "give up a git fetch that receives nothing for this long, connecting included, and an HTTP request (GitHub API, Helm repository, chart archive) whose answer is not complete within it (defaults: 60s, 30s, 2m; or PATCHKIT_FETCH_TIMEOUT)")
 }
