@@ -34,6 +34,9 @@ type Factory struct {
 	// chart archive) may take to its answer's last byte; 0 reads
 	// PATCHKIT_FETCH_TIMEOUT, else each client's default.
 	FetchTimeout time.Duration
+	// LockTimeout is --lock-timeout: how long a writing command waits for
+	// the repository lock; 0 is txn.DefaultLockTimeout.
+	LockTimeout time.Duration
 }
 
 // fetchTimeoutEnv names the environment variable --fetch-timeout defaults to.

@@ -1,6 +1,10 @@
 package cmdutil
 
-import "github.com/spf13/cobra"
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/patchkit/patchkit/internal/txn"
+)
 
 // The global flags, one function per concern. root registers them on the
 // patchkit command, so that every verb has them; the Factory holds their
@@ -11,9 +15,11 @@ func (f *Factory) AddOutputFlag(cmd *cobra.Command) {
 	cmd.PersistentFlags().StringVarP(&f.Output, "output", "o", "text", "output format: text, json, markdown or github (status also html)")
 }
 
-// AddRootFlag registers --root, the repository root (ResolveRoot).
+// AddRootFlag registers --root, the repository root (ResolveRoot), and
+// --lock-timeout, the wait for its lock (Txn).
 func (f *Factory) AddRootFlag(cmd *cobra.Command) {
 	cmd.PersistentFlags().StringVar(&f.Root, "root", ".", "repository root holding images/ and patches/")
+	cmd.PersistentFlags().DurationVar(&f.LockTimeout, "lock-timeout", txn.DefaultLockTimeout, "how long a writing command waits for the repository lock another process holds")
 }
 
 // AddUpstreamFlags registers the upstream cache's flags: --cache-dir,
