@@ -8,8 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -193,5 +195,33 @@ func TestHelmChartBombIsRefused(t *testing.T) {
 	_, err := (&Fetcher{}).Fetch(context.Background(), &Unit{Upstream: Upstream{Helm: repo.URL, Chart: "pg"}}, "1.0.0")
 	if err == nil || !strings.Contains(err.Error(), "unpacks to more than 256 MiB") || !strings.Contains(err.Error(), repo.URL) {
 		t.Fatalf("Fetch() of a %d KiB archive of 540 MiB = %v, want refused, naming the repository and the limit", len(tgz)>>10, err)
+	}
+}
+
+// An OCI registry whose tag list always names a next page is refused after
+// MaxTagPages (the server fails the requests past 1100, so that an endless
+// listing ends too).
+func TestEndlessTagPagingIsBounded(t *testing.T) {
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v2/" {
+			return
+		}
+		k := n.Add(1)
+		if k > 1100 {
+			http.Error(w, "too many requests for this test", http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Link", fmt.Sprintf(`</v2/charts/lb/tags/list?n=1&last=t%d>; rel="next"`, k))
+		fmt.Fprintf(w, `{"name":"charts/lb","tags":["1.0.%d"]}`, k)
+	}))
+	defer srv.Close()
+	u := &Unit{Upstream: Upstream{OCI: "oci://" + strings.TrimPrefix(srv.URL, "http://") + "/charts/lb"}}
+	_, err := (&Fetcher{}).Releases(context.Background(), u, "0.1.0")
+	if err == nil || !strings.Contains(err.Error(), "after 1000 pages") || !strings.Contains(err.Error(), "charts/lb") {
+		t.Fatalf("Releases() on endless tag paging = %v, want the page limit and the repository", err)
+	}
+	if got := n.Load(); got != MaxTagPages {
+		t.Errorf("Releases() made %d tag requests, want %d", got, MaxTagPages)
 	}
 }

@@ -50,6 +50,8 @@ const (
 	MaxFile = 64 * httpguard.MiB
 	// MaxEntries is the most entries a chart archive may have.
 	MaxEntries = 20000
+	// MaxTagPages is how many pages of an OCI chart's tag list are read.
+	MaxTagPages = 1000
 )
 
 // Fetcher reads a unit's upstream at a version.
