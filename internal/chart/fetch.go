@@ -20,6 +20,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
 	"gopkg.in/yaml.v3"
 
+	"github.com/patchkit/patchkit/internal/httpguard"
 	"github.com/patchkit/patchkit/internal/tree"
 	"github.com/patchkit/patchkit/internal/untrusted"
 	"github.com/patchkit/patchkit/internal/upstream"
@@ -31,13 +32,39 @@ const HelmChartMediaType = "application/vnd.cncf.helm.chart.content.v1.tar+gzip"
 // ErrOffline: a chart upstream other than git needs the network.
 var ErrOffline = upstream.ErrOffline
 
+// The bounds of what a chart upstream may send (docs/reliability.md): no
+// real answer comes near them; one past them is refused, naming the URL.
+const (
+	// DefaultTimeout bounds each request, connecting to the last byte of
+	// its answer, when --fetch-timeout does not (Fetcher.Timeout).
+	DefaultTimeout = 2 * time.Minute
+	// MaxIndex is the longest Helm repository index.yaml read.
+	MaxIndex = 64 * httpguard.MiB
+	// MaxArchive is the longest chart archive (.tgz, an OCI chart layer)
+	// or release asset downloaded.
+	MaxArchive = 64 * httpguard.MiB
+	// MaxUnpacked is the most a chart archive may unpack to, all its
+	// entries together (their sizes as the archive states them).
+	MaxUnpacked = 256 * httpguard.MiB
+	// MaxFile is the largest file of a chart archive.
+	MaxFile = 64 * httpguard.MiB
+	// MaxEntries is the most entries a chart archive may have.
+	MaxEntries = 20000
+	// MaxTagPages is how many pages of an OCI chart's tag list are read.
+	MaxTagPages = 1000
+)
+
 // Fetcher reads a unit's upstream at a version.
 type Fetcher struct {
 	root     string
 	CacheDir string       // the git upstream cache
 	Offline  bool         // no network
-	Client   *http.Client // Helm repositories and release assets; nil: a client with a 2-minute timeout
+	Client   *http.Client // Helm repositories and release assets: its Transport, bounded; nil: http.DefaultTransport
 	Remote   []remote.Option
+	// Timeout bounds each HTTP request of a Helm repository, a release
+	// asset or an OCI registry, connecting to the last byte of its answer
+	// (--fetch-timeout); 0 is DefaultTimeout.
+	Timeout time.Duration
 
 	mu      sync.Mutex
 	indexes map[string]*helmIndex // the Helm repositories' index.yaml this run read
@@ -52,11 +79,45 @@ func NewFetcher(root, cacheDir string, offline bool) *Fetcher {
 	return &Fetcher{root: root, CacheDir: cacheDir, Offline: offline}
 }
 
-func (f *Fetcher) client() *http.Client {
-	if f.Client != nil {
-		return f.Client
+// timeout is the bound of one request.
+func (f *Fetcher) timeout() time.Duration {
+	if f.Timeout > 0 {
+		return f.Timeout
 	}
-	return &http.Client{Timeout: 2 * time.Minute}
+	return DefaultTimeout
+}
+
+// client is the HTTP client of one kind of answer: bounded in time and to
+// limit bytes, its credentials (a URL's user:password) never sent to another
+// host on a redirect.
+func (f *Fetcher) client(limit int64, what string) *http.Client {
+	var inner http.RoundTripper
+	if f.Client != nil {
+		inner = f.Client.Transport
+	}
+	return httpguard.Client(inner, f.timeout(), limit, what)
+}
+
+// remoteOpts is the options of a registry request: f.Remote after a
+// transport bounded as client's, each answer at most MaxArchive (an option
+// of f.Remote may replace it).
+func (f *Fetcher) remoteOpts(ctx context.Context) []remote.Option {
+	t := httpguard.Transport(remote.DefaultTransport, f.timeout(), MaxArchive, "an OCI registry answer")
+	return append([]remote.Option{remote.WithContext(ctx), remote.WithTransport(t)}, f.Remote...)
+}
+
+// bounded is the bound's error in err's chain when a bound ended the
+// request (their errors name the URL and the limit themselves), else nil.
+func bounded(err error) error {
+	var te *httpguard.TimeoutError
+	var tl *httpguard.TooLargeError
+	switch {
+	case errors.As(err, &te):
+		return te
+	case errors.As(err, &tl):
+		return tl
+	}
+	return nil
 }
 
 // Fetch returns the upstream's files at version, relative to the unit's
@@ -89,23 +150,65 @@ func (f *Fetcher) Fetch(ctx context.Context, u *Unit, version string) (Files, er
 	return files, nil
 }
 
-func (f *Fetcher) get(ctx context.Context, rawURL string) ([]byte, error) {
+// get returns the answer to GET rawURL, at most limit bytes (what names
+// the kind of answer in the error past it).
+func (f *Fetcher) get(ctx context.Context, rawURL string, limit int64, what string) ([]byte, error) {
+	var data []byte
+	err := f.open(ctx, rawURL, limit, what, func(r io.Reader) error {
+		var err error
+		data, err = io.ReadAll(r)
+		return err
+	})
+	return data, err
+}
+
+// open calls read with the body of the answer to GET rawURL, bounded as
+// get's.
+func (f *Fetcher) open(ctx context.Context, rawURL string, limit int64, what string, read func(io.Reader) error) error {
 	if f.Offline {
-		return nil, fmt.Errorf("%w: fetching %s needs the network", ErrOffline, untrusted.Redact(rawURL))
+		return fmt.Errorf("%w: fetching %s needs the network", ErrOffline, untrusted.Redact(rawURL))
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	resp, err := f.client().Do(req)
+	resp, err := f.client(limit, what).Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("fetching %s: %w", untrusted.Redact(rawURL), err)
+		if b := bounded(err); b != nil {
+			return b
+		}
+		return fmt.Errorf("fetching %s: %w", untrusted.Redact(rawURL), err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("fetching %s: %s", untrusted.Redact(rawURL), resp.Status)
+		return fmt.Errorf("fetching %s: %s", untrusted.Redact(rawURL), resp.Status)
 	}
-	return io.ReadAll(io.LimitReader(resp.Body, 1<<30))
+	body := &firstErr{r: resp.Body}
+	if err := read(body); err != nil {
+		// A parser's message may hide the body's own error: that comes first.
+		if body.err != nil {
+			err = body.err
+		}
+		if b := bounded(err); b != nil {
+			return b
+		}
+		return fmt.Errorf("fetching %s: %w", untrusted.Redact(rawURL), err)
+	}
+	return nil
+}
+
+// firstErr is r, keeping the first error other than io.EOF it returned.
+type firstErr struct {
+	r   io.Reader
+	err error
+}
+
+func (b *firstErr) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if err != nil && err != io.EOF && b.err == nil {
+		b.err = err
+	}
+	return n, err
 }
 
 // cached returns what source serves at version (a chart archive, an
@@ -171,7 +274,18 @@ func (f *Fetcher) helmIndex(ctx context.Context, repo string) (*helmIndex, error
 	if failed != nil {
 		return nil, failed
 	}
-	data, err := f.get(ctx, strings.TrimSuffix(repo, "/")+"/index.yaml")
+	// Decoded as it arrives: the index's text is never held whole.
+	var idx helmIndex
+	var parse error
+	err := f.open(ctx, strings.TrimSuffix(repo, "/")+"/index.yaml", MaxIndex, "a Helm repository index", func(r io.Reader) error {
+		if err := yaml.NewDecoder(r).Decode(&idx); err != nil && !errors.Is(err, io.EOF) {
+			if b, ok := r.(*firstErr); ok && b.err != nil {
+				return b.err
+			}
+			parse = err
+		}
+		return nil
+	})
 	if err != nil {
 		if ctx.Err() == nil && !errors.Is(err, ErrOffline) {
 			f.mu.Lock()
@@ -183,9 +297,8 @@ func (f *Fetcher) helmIndex(ctx context.Context, repo string) (*helmIndex, error
 		}
 		return nil, err
 	}
-	var idx helmIndex
-	if err := yaml.Unmarshal(data, &idx); err != nil {
-		return nil, fmt.Errorf("reading the index of %s: %w", untrusted.Redact(repo), err)
+	if parse != nil {
+		return nil, fmt.Errorf("reading the index of %s: %w", untrusted.Redact(repo), parse)
 	}
 	f.mu.Lock()
 	if f.indexes == nil {
@@ -204,7 +317,7 @@ func (f *Fetcher) helm(ctx context.Context, u *Unit, version string) (Files, err
 	if err != nil {
 		return nil, err
 	}
-	return untarChart(tgz)
+	return untarChart(tgz, fmt.Sprintf("chart %s %s of %s", u.Upstream.Chart, version, untrusted.Redact(repo)))
 }
 
 // helmArchive downloads the chart archive the repository's index.yaml
@@ -236,7 +349,7 @@ func (f *Fetcher) helmArchive(ctx context.Context, u *Unit, version string) ([]b
 		if err != nil {
 			return nil, fmt.Errorf("%s: chart %s %s: bad URL: %w", untrusted.Redact(repo), u.Upstream.Chart, version, err)
 		}
-		tgz, err := f.get(ctx, base.ResolveReference(ref).String())
+		tgz, err := f.get(ctx, base.ResolveReference(ref).String(), MaxArchive, "a chart archive")
 		if err != nil {
 			return nil, err
 		}
@@ -264,7 +377,7 @@ func (f *Fetcher) oci(ctx context.Context, u *Unit, version string) (Files, erro
 	if err != nil {
 		return nil, err
 	}
-	return untarChart(tgz)
+	return untarChart(tgz, fmt.Sprintf("chart %s:%s", u.Upstream.OCI, version))
 }
 
 // ociArchive downloads the chart layer of the OCI chart at version and
@@ -277,8 +390,11 @@ func (f *Fetcher) ociArchive(ctx context.Context, u *Unit, version string) ([]by
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", u.Upstream.OCI, err)
 	}
-	img, err := remote.Image(ref, append([]remote.Option{remote.WithContext(ctx)}, f.Remote...)...)
+	img, err := remote.Image(ref, f.remoteOpts(ctx)...)
 	if err != nil {
+		if b := bounded(err); b != nil {
+			return nil, b
+		}
 		var te *transport.Error
 		if errors.As(err, &te) && te.StatusCode == http.StatusNotFound {
 			return nil, &NotFoundError{What: fmt.Sprintf("tag %s of %s", version, u.Upstream.OCI)}
@@ -302,10 +418,16 @@ func (f *Fetcher) ociArchive(ctx context.Context, u *Unit, version string) ([]by
 		if err != nil {
 			return nil, fmt.Errorf("fetching %s: %w", ref, err)
 		}
-		tgz, err := io.ReadAll(io.LimitReader(rc, 1<<30))
+		tgz, err := io.ReadAll(io.LimitReader(rc, MaxArchive+1))
 		rc.Close()
 		if err != nil {
+			if b := bounded(err); b != nil {
+				return nil, b
+			}
 			return nil, fmt.Errorf("fetching %s: %w", ref, err)
+		}
+		if len(tgz) > MaxArchive {
+			return nil, fmt.Errorf("fetching %s: the chart layer is larger than %s, the limit for a chart archive: refused", ref, httpguard.Size(MaxArchive))
 		}
 		if got := digestOf(tgz); got != want.String() {
 			return nil, fmt.Errorf("fetching %s: the chart layer served is %s, not the manifest's %s: refused", ref, got, want)
@@ -316,33 +438,66 @@ func (f *Fetcher) ociArchive(ctx context.Context, u *Unit, version string) ([]by
 }
 
 // untarChart unpacks a chart archive as `helm pull --untar` does: its one
-// top directory (the chart's name) becomes the unit's directory.
-func untarChart(tgz []byte) (Files, error) {
+// top directory (the chart's name) becomes the unit's directory. src
+// names the archive in errors.
+//
+// It is bounded before anything is inflated: at most MaxEntries entries,
+// MaxFile bytes a file and MaxUnpacked in all, as the entries' headers
+// state their sizes (which the tar reader holds them to). Directories are
+// implied by the files; a symbolic or hard link, a device or a FIFO is
+// refused (`helm package` stores the files links point to, never a link),
+// and so is an entry name with a control character (a CR would rewrite
+// the line it is shown on).
+func untarChart(tgz []byte, src string) (Files, error) {
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("reading the chart archive of %s: %s", src, fmt.Sprintf(format, args...))
+	}
 	zr, err := gzip.NewReader(bytes.NewReader(tgz))
 	if err != nil {
-		return nil, fmt.Errorf("reading the chart archive: %w", err)
+		return nil, fail("%v", err)
 	}
 	tr := tar.NewReader(zr)
 	files := Files{}
-	for {
+	var total int64
+	for n := 1; ; n++ {
 		h, err := tr.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("reading the chart archive: %w", err)
+			return nil, fail("%v", err)
 		}
-		if h.Typeflag != tar.TypeReg {
+		if n > MaxEntries {
+			return nil, fail("more than %d entries, the limit: refused", MaxEntries)
+		}
+		if strings.IndexFunc(h.Name, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
+			return nil, fail("entry %q: a control character in its name: refused", h.Name)
+		}
+		switch h.Typeflag {
+		case tar.TypeReg:
+		case tar.TypeDir, tar.TypeXGlobalHeader:
 			continue
+		case tar.TypeSymlink:
+			return nil, fail("entry %q is a symbolic link (to %q): chart archives hold files only: refused", h.Name, h.Linkname)
+		case tar.TypeLink:
+			return nil, fail("entry %q is a hard link (to %q): chart archives hold files only: refused", h.Name, h.Linkname)
+		default:
+			return nil, fail("entry %q is of tar type %q, not a file: refused", h.Name, h.Typeflag)
+		}
+		if h.Size > MaxFile {
+			return nil, fail("entry %q is %d bytes, more than %s, the limit for a file: refused", h.Name, h.Size, httpguard.Size(MaxFile))
+		}
+		if total += h.Size; total > MaxUnpacked {
+			return nil, fail("it unpacks to more than %s, the limit: refused", httpguard.Size(MaxUnpacked))
 		}
 		p := path.Clean(strings.TrimPrefix(h.Name, "./"))
 		_, rest, ok := strings.Cut(p, "/")
 		if !ok || tree.Clean(rest) != nil {
-			return nil, fmt.Errorf("reading the chart archive: unsafe path %q", h.Name)
+			return nil, fail("unsafe path %q", h.Name)
 		}
-		data, err := io.ReadAll(io.LimitReader(tr, 1<<30))
-		if err != nil {
-			return nil, fmt.Errorf("reading the chart archive: %w", err)
+		data := make([]byte, h.Size)
+		if _, err := io.ReadFull(tr, data); err != nil {
+			return nil, fail("entry %q: %v", h.Name, err)
 		}
 		files[rest] = data
 	}
@@ -407,7 +562,7 @@ func (u *Unit) AssetURL(version string) string {
 
 func (f *Fetcher) asset(ctx context.Context, u *Unit, version string) (Files, error) {
 	data, err := f.cached(KindURL, u.AssetURL(version), version, func() ([]byte, error) {
-		return f.get(ctx, u.AssetURL(version))
+		return f.get(ctx, u.AssetURL(version), MaxArchive, "a release asset")
 	})
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 
 	"github.com/patchkit/patchkit/internal/obsolete"
@@ -96,8 +97,11 @@ func (f *Fetcher) listVersions(ctx context.Context, u *Unit) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		tags, err := remote.List(ref.Context(), append([]remote.Option{remote.WithContext(ctx)}, f.Remote...)...)
+		tags, err := f.listTags(ctx, ref.Context())
 		if err != nil {
+			if b := bounded(err); b != nil {
+				return nil, b
+			}
 			return nil, fmt.Errorf("listing the tags of %s: %w", u.Upstream.OCI, err)
 		}
 		vs = tags
@@ -108,6 +112,32 @@ func (f *Fetcher) listVersions(ctx context.Context, u *Unit) ([]string, error) {
 		}
 	}
 	return vs, nil
+}
+
+// listTags lists repo's tags page by page, at most MaxTagPages of them: a
+// registry whose Link header always names a next page is refused
+// (go-containerregistry's List follows it forever).
+func (f *Fetcher) listTags(ctx context.Context, repo name.Repository) ([]string, error) {
+	p, err := remote.NewPuller(f.remoteOpts(ctx)...)
+	if err != nil {
+		return nil, err
+	}
+	l, err := p.Lister(ctx, repo)
+	if err != nil {
+		return nil, err
+	}
+	var tags []string
+	for pages := 0; l.HasNext(); pages++ {
+		if pages == MaxTagPages {
+			return nil, fmt.Errorf("the registry still names a next page after %d pages, the limit: refused", MaxTagPages)
+		}
+		page, err := l.Next(ctx)
+		if err != nil {
+			return nil, err
+		}
+		tags = append(tags, page.Tags...)
+	}
+	return tags, nil
 }
 
 func compareVersions(a, b string) (int, bool) {

@@ -32,13 +32,13 @@ func TestUpgradeWritesUnderTheLock(t *testing.T) {
 	before, _ := ReadDir(m.Root, dir)
 	mk, _ := os.ReadFile(m.Pkg("reloader", "Makefile"))
 
-	held, err := txn.Acquire(context.Background(), m.Root, nil)
+	held, err := txn.Acquire(context.Background(), m.Root, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	waited := false
-	err = f.WriteUpgradeContext(ctx, u, up, want, txn.Options{Waiting: func() { waited = true; cancel() }})
+	err = f.WriteUpgradeContext(ctx, u, up, want, txn.Options{Waiting: func(string) { waited = true; cancel() }})
 	if !waited || !errors.Is(err, context.Canceled) {
 		t.Errorf("WriteUpgradeContext while the lock is held = %v (waited %v), want it to wait and be cancelled", err, waited)
 	}

@@ -29,9 +29,14 @@ type Factory struct {
 	UpstreamURL string
 	// Offline forbids network access (--offline).
 	Offline bool
-	// FetchTimeout is --fetch-timeout: how long an upstream fetch may
-	// receive nothing; 0 reads PATCHKIT_FETCH_TIMEOUT, else the default.
+	// FetchTimeout is --fetch-timeout: how long a git fetch may receive
+	// nothing, and how long an HTTP request (GitHub API, Helm repository,
+	// chart archive) may take to its answer's last byte; 0 reads
+	// PATCHKIT_FETCH_TIMEOUT, else each client's default.
 	FetchTimeout time.Duration
+	// LockTimeout is --lock-timeout: how long a writing command waits for
+	// the repository lock; 0 is txn.DefaultLockTimeout.
+	LockTimeout time.Duration
 }
 
 // fetchTimeoutEnv names the environment variable --fetch-timeout defaults to.

@@ -57,5 +57,5 @@ func (f *Factory) SelectAlone(d *spec.Discovery, args []string) ([]*chart.Unit, 
 // Txn is the transaction options of a command's writes: a wait for the
 // repository lock is said on stderr (LockNotice).
 func (f *Factory) Txn() txn.Options {
-	return txn.Options{Waiting: LockNotice(f.IO)}
+	return txn.Options{Waiting: LockNotice(f.IO, f.LockTimeout), LockTimeout: f.LockTimeout}
 }

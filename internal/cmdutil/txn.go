@@ -4,15 +4,23 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/patchkit/patchkit/internal/txn"
 )
 
 // LockNotice is the txn.Options.Waiting of a command: one line on ErrOut
-// saying that another patchkit holds the repository lock.
-func LockNotice(io *IOStreams) func() {
-	return func() {
-		fmt.Fprintln(io.ErrOut, "patchkit: waiting for the repository lock (another patchkit command is writing)")
+// saying which process holds the repository lock, and for how long the
+// command waits.
+func LockNotice(io *IOStreams, timeout time.Duration) func(holder string) {
+	if timeout <= 0 {
+		timeout = txn.DefaultLockTimeout
+	}
+	return func(holder string) {
+		if holder == "" {
+			holder = "another patchkit command, writing"
+		}
+		fmt.Fprintf(io.ErrOut, "patchkit: waiting for the repository lock, held by %s (at most %s, --lock-timeout)\n", holder, timeout)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-github/v60/github"
 
+	"github.com/patchkit/patchkit/internal/httpguard"
 	"github.com/patchkit/patchkit/internal/httpretry"
 	"github.com/patchkit/patchkit/internal/untrusted"
 )
@@ -41,6 +42,18 @@ const (
 	DefaultMaxWait = 2 * time.Minute
 )
 
+// The bounds of an answer (see docs/reliability.md).
+const (
+	// DefaultTimeout bounds each request, from connecting to the last byte
+	// of its answer (WithTimeout changes it).
+	DefaultTimeout = 30 * time.Second
+	// MaxAnswer is the longest answer body read: a page of JSON, a diff.
+	MaxAnswer = 16 * httpguard.MiB
+	// MaxPages is how many pages of a list are read before it is refused:
+	// an API whose Link header always names a next page.
+	MaxPages = 100
+)
+
 // Client gets commit diffs from the GitHub REST API.
 type Client struct {
 	gh    *github.Client
@@ -54,6 +67,7 @@ type options struct {
 	httpClient *http.Client
 	retries    int
 	maxWait    time.Duration
+	timeout    time.Duration
 	sleep      func(context.Context, time.Duration) error
 	now        func() time.Time
 }
@@ -72,8 +86,20 @@ func WithToken(token string) Option { return func(o *options) { o.token = token 
 func WithBaseURL(u string) Option { return func(o *options) { o.baseURL = u } }
 
 // WithHTTPClient sends requests through c (its Transport is wrapped for
-// retries); the default is a client with a 30-second timeout.
+// retries, the timeout and the size limit; its redirects keep the token at
+// the API's origin).
 func WithHTTPClient(c *http.Client) Option { return func(o *options) { o.httpClient = c } }
+
+// WithTimeout bounds each request, connecting to the last byte of its
+// answer, to d (--fetch-timeout); 0 keeps DefaultTimeout. A request given
+// up wraps *httpguard.TimeoutError.
+func WithTimeout(d time.Duration) Option {
+	return func(o *options) {
+		if d > 0 {
+			o.timeout = d
+		}
+	}
+}
 
 // WithRetries sets how many times a rate-limited request is retried
 // (default DefaultRetries); 0 turns retries off.
@@ -95,7 +121,7 @@ func withNow(f func() time.Time) Option { return func(o *options) { o.now = f } 
 // New returns a Client. A base URL that does not parse as an http(s) URL is
 // an error.
 func New(opts ...Option) (*Client, error) {
-	o := options{baseURL: DefaultBaseURL, retries: DefaultRetries, maxWait: DefaultMaxWait, sleep: httpretry.Sleep, now: time.Now}
+	o := options{baseURL: DefaultBaseURL, retries: DefaultRetries, maxWait: DefaultMaxWait, timeout: DefaultTimeout, sleep: httpretry.Sleep, now: time.Now}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -109,20 +135,25 @@ func New(opts ...Option) (*Client, error) {
 	if o.retries < 0 {
 		o.retries = 0
 	}
-	hc := &http.Client{Timeout: 30 * time.Second}
+	hc := &http.Client{}
 	if o.httpClient != nil {
 		cp := *o.httpClient
 		hc = &cp
 	}
-	inner := hc.Transport
-	if inner == nil {
-		inner = http.DefaultTransport
+	// Each try is bounded (time, size); the retries wrap the tries; the
+	// token is added last, to the requests for the API's own origin only:
+	// go-github's WithAuthToken adds it to every request, a redirect to
+	// another host included.
+	var rt http.RoundTripper = &retryTransport{
+		base:    httpguard.Transport(hc.Transport, o.timeout, MaxAnswer, "a GitHub API answer"),
+		retries: o.retries, maxWait: o.maxWait, sleep: o.sleep, now: o.now,
 	}
-	hc.Transport = &retryTransport{base: inner, retries: o.retries, maxWait: o.maxWait, sleep: o.sleep, now: o.now}
-	gh := github.NewClient(hc)
 	if o.token != "" {
-		gh = gh.WithAuthToken(o.token)
+		rt = httpguard.Auth(rt, base, "Authorization", "Bearer "+o.token)
 	}
+	hc.Transport = rt
+	hc.CheckRedirect = httpguard.CheckRedirect
+	gh := github.NewClient(hc)
 	gh.BaseURL = base
 	gh.UserAgent = "patchkit"
 	return &Client{gh: gh, token: o.token, base: base.String()}, nil
@@ -250,6 +281,15 @@ func (c *Client) classify(what string, err error) error {
 			msg = er.Response.Status
 		}
 		return fmt.Errorf("getting the diff of %s from GitHub: HTTP %d: %s", what, er.Response.StatusCode, msg)
+	}
+	// The bounds' errors name the URL themselves: not net/http's wrapping.
+	var te *httpguard.TimeoutError
+	var tl *httpguard.TooLargeError
+	switch {
+	case errors.As(err, &te):
+		err = te
+	case errors.As(err, &tl):
+		err = tl
 	}
 	return fmt.Errorf("getting the diff of %s from GitHub: %w", what, err)
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/google/go-github/v60/github"
+
+	"github.com/patchkit/patchkit/internal/httpguard"
 )
 
 // Item is the state of a pull request or an issue, as `patchkit status`
@@ -81,7 +83,7 @@ func (c *Client) UpsertIssue(ctx context.Context, owner, repo, title, body strin
 	}
 	what := fmt.Sprintf("the issue %q of %s/%s", title, owner, repo)
 	opt := &github.IssueListByRepoOptions{State: "open", ListOptions: github.ListOptions{PerPage: 100}}
-	for {
+	for page := 1; ; page++ {
 		list, resp, err := c.gh.Issues.ListByRepo(ctx, owner, repo, opt)
 		if err != nil {
 			return Dashboard{}, reword(c.scrub(c.classify(what, err)))
@@ -102,6 +104,9 @@ func (c *Client) UpsertIssue(ctx context.Context, owner, repo, title, body strin
 		}
 		if resp == nil || resp.NextPage == 0 {
 			break
+		}
+		if page >= MaxPages {
+			return Dashboard{}, c.scrub(fmt.Errorf("listing the open issues of %s/%s: GET %s still names a next page after %d pages, the limit: refused", owner, repo, httpguard.Redact(resp.Request.URL), MaxPages))
 		}
 		opt.Page = resp.NextPage
 	}

@@ -123,12 +123,15 @@ type Plan struct {
 	value   Value
 	files   []*file
 	// Waiting is called once when another patchkit holds the repository
-	// lock that Write takes.
-	Waiting  func()
-	root     string          // the root, as given
-	realRoot string          // the root, symlinks resolved
-	started  time.Time       // when Write began; older temporary files are stale
-	ctx      context.Context // WriteContext's, for the lock waits
+	// lock that Write takes, with its holder (txn.Options.Waiting).
+	Waiting func(holder string)
+	// LockTimeout is how long Write waits for the repository lock
+	// (txn.Options.LockTimeout).
+	LockTimeout time.Duration
+	root        string          // the root, as given
+	realRoot    string          // the root, symlinks resolved
+	started     time.Time       // when Write began; older temporary files are stale
+	ctx         context.Context // WriteContext's, for the lock waits
 }
 
 type file struct {

@@ -38,7 +38,7 @@ func (p *Plan) Write() error { return p.WriteContext(context.Background()) }
 func (p *Plan) WriteContext(ctx context.Context) error {
 	p.started = time.Now()
 	p.ctx = ctx
-	lk, err := txn.Acquire(ctx, p.root, p.Waiting)
+	lk, err := txn.Acquire(ctx, p.root, p.Waiting, p.LockTimeout)
 	if err != nil {
 		return fmt.Errorf("nothing was written: %w", err)
 	}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/patchkit/patchkit/internal/ghapi"
@@ -215,6 +217,7 @@ func CollectUnit(ctx context.Context, in UnitInput, o Options) (*Unit, error) {
 		return nil, err
 	}
 	u.History = hist.points
+	prefetch(ctx, in, o, in.Patches)
 	for i, p := range in.Patches {
 		pr := rep.Patches[i]
 		st := Patch{File: p.Path, Subject: p.Header.Subject, Verdict: pr.Results[0].Status, ObsoletedBy: pr.ObsoletedBy, Commit: pr.Commit, Findings: []string{}}
@@ -325,13 +328,16 @@ func nullable(s string) *string {
 }
 
 // memoItems asks GitHub once per item in a run: units that link the same PR
-// or issue share the answer.
+// or issue share the answer. It is safe for concurrent use; callers asking
+// for an item in flight wait for its answer.
 type memoItems struct {
 	Items
-	seen map[string]memoItem
+	mu   sync.Mutex
+	seen map[string]*memoItem
 }
 
 type memoItem struct {
+	done chan struct{} // closed once item and err are set
 	item ghapi.Item
 	err  error
 }
@@ -341,15 +347,91 @@ func Memo(items Items) Items {
 	if items == nil {
 		return nil
 	}
-	return &memoItems{Items: items, seen: map[string]memoItem{}}
+	return &memoItems{Items: items, seen: map[string]*memoItem{}}
 }
 
 func (m *memoItems) Item(ctx context.Context, owner, repo string, number int, pr bool) (ghapi.Item, error) {
 	key := fmt.Sprintf("%s/%s#%d/%v", owner, repo, number, pr)
-	if r, ok := m.seen[key]; ok {
-		return r.item, r.err
+	m.mu.Lock()
+	r, ok := m.seen[key]
+	if !ok {
+		r = &memoItem{done: make(chan struct{})}
+		m.seen[key] = r
 	}
-	it, err := m.Items.Item(ctx, owner, repo, number, pr)
-	m.seen[key] = memoItem{it, err}
-	return it, err
+	m.mu.Unlock()
+	if ok {
+		select {
+		case <-r.done:
+			return r.item, r.err
+		case <-ctx.Done():
+			return ghapi.Item{}, ctx.Err()
+		}
+	}
+	r.item, r.err = m.Items.Item(ctx, owner, repo, number, pr)
+	close(r.done)
+	return r.item, r.err
+}
+
+// MaxLookups is how many GitHub lookups of one unit's links run at once.
+const MaxLookups = 8
+
+// prefetch asks items (a Memo) for every PR and issue the patches link,
+// at most MaxLookups at a time, so that the links read them from the memo:
+// a unit's time is its slowest lookups', not the sum of them all (each is
+// bounded by --fetch-timeout).
+func prefetch(ctx context.Context, in UnitInput, o Options, patches []*series.Patch) {
+	m, ok := o.GitHub.(*memoItems)
+	if !ok {
+		return
+	}
+	type want struct {
+		owner, repo string
+		n           int
+		pr          bool
+	}
+	var wants []want
+	seen := map[want]bool{}
+	add := func(url string, pr bool) {
+		owner, repo, n, isPR, ok := ghapi.ParseItem(url, o.GitHubHost)
+		if !ok {
+			return
+		}
+		w := want{owner, repo, n, pr || isPR}
+		if !seen[w] {
+			seen[w] = true
+			wants = append(wants, w)
+		}
+	}
+	for _, p := range patches {
+		h := p.Header
+		if h.Origin.PR > 0 {
+			add(prURL(in, h.Origin), true)
+			continue
+		}
+		if h.Origin.Commit != "" {
+			continue
+		}
+		if strings.Contains(h.Forwarded, "://") {
+			add(h.Forwarded, false)
+			continue
+		}
+		for _, b := range h.Bug {
+			if _, _, _, _, ok := ghapi.ParseItem(b, o.GitHubHost); ok {
+				add(b, false)
+				break
+			}
+		}
+	}
+	sem := make(chan struct{}, MaxLookups)
+	var wg sync.WaitGroup
+	for _, w := range wants {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			m.Item(ctx, w.owner, w.repo, w.n, w.pr) // the links read the answer, or the error, from the memo
+		}()
+	}
+	wg.Wait()
 }

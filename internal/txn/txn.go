@@ -134,8 +134,12 @@ func sum(b []byte) string {
 
 // Options of Commit.
 type Options struct {
-	// Waiting is called once when another process holds the lock.
-	Waiting func()
+	// Waiting is called once when another process holds the lock, with
+	// the holder ("pid 1234 (patchkit refresh coredns)", "" when unknown).
+	Waiting func(holder string)
+	// LockTimeout is how long to wait for the lock (--lock-timeout); 0 is
+	// DefaultLockTimeout.
+	LockTimeout time.Duration
 }
 
 // journal is the record of a write set on disk: written before any target
@@ -189,7 +193,7 @@ type resolved struct {
 // mode kept, synced), records the journal, then renames and deletes. A
 // failure before the journal's commit point leaves every file as it was.
 func (s *Set) Commit(ctx context.Context, o Options) ([]Done, error) {
-	lk, err := Acquire(ctx, s.root, o.Waiting)
+	lk, err := Acquire(ctx, s.root, o.Waiting, o.LockTimeout)
 	if err != nil {
 		return nil, err
 	}
@@ -457,7 +461,7 @@ func Recover(ctx context.Context, root string) (*Recovered, error) {
 	if _, err := os.Lstat(JournalPath(root)); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	lk, err := Acquire(ctx, root, nil)
+	lk, err := Acquire(ctx, root, nil, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -132,7 +132,7 @@ func TestRecover(t *testing.T) {
 
 func TestLockCancelled(t *testing.T) {
 	root := repo(t, nil)
-	l, err := Acquire(context.Background(), root, nil)
+	l, err := Acquire(context.Background(), root, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func TestLockCancelled(t *testing.T) {
 	waited := false
 	s := New(root)
 	s.Create("x", []byte("x"))
-	_, err = s.Commit(ctx, Options{Waiting: func() { waited = true; cancel() }})
+	_, err = s.Commit(ctx, Options{Waiting: func(string) { waited = true; cancel() }})
 	if err == nil || !waited || read(t, root, "x") != "<absent>" {
 		t.Errorf("Commit() while the lock is held and the context ends = %v (waited %v), want an error and nothing written", err, waited)
 	}
@@ -157,7 +157,7 @@ func TestCommitLocked(t *testing.T) {
 	if _, err := s.CommitLocked(context.Background(), nil); err == nil || read(t, root, "a") != "a0" {
 		t.Fatalf("CommitLocked(nil) = %v, a = %q; want an error and nothing written", err, read(t, root, "a"))
 	}
-	lk, err := Acquire(context.Background(), root, nil)
+	lk, err := Acquire(context.Background(), root, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

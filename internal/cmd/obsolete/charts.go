@@ -22,6 +22,7 @@ import (
 // (bad) are reported the same way, after the others.
 func scanCharts(ctx context.Context, env pipeline.Env, r pipeline.Runner, p *cmdutil.UnitProgress, units []*chart.Unit, bad []chart.UnitError, alone bool) (out []report.Obsolete, worst int, err error) {
 	f := chart.NewFetcher(env.Root, env.CacheDir, env.Offline)
+	f.Timeout = env.FetchTimeout
 	fail := func(dir string, err error) {
 		if r.Failed != nil {
 			r.Failed(dir, err)

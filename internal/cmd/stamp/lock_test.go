@@ -57,7 +57,7 @@ func TestStampWaitsForTheRepositoryLock(t *testing.T) {
 		root := unitRoot(t, map[string]string{"a": "  - {file: shared/values.yaml, key: .a.tag}\n"})
 		path := filepath.Join(root, "shared", "values.yaml")
 		os.WriteFile(path, orig, 0o644)
-		lk, err := txn.Acquire(context.Background(), root, nil)
+		lk, err := txn.Acquire(context.Background(), root, nil, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

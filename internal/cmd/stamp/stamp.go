@@ -100,7 +100,8 @@ func run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	plan.Waiting = cmdutil.LockNotice(f.IO)
+	plan.Waiting = cmdutil.LockNotice(f.IO, f.LockTimeout)
+	plan.LockTimeout = f.LockTimeout
 	if err := plan.WriteContext(ctx); err != nil {
 		return err
 	}

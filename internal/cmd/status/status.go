@@ -113,7 +113,7 @@ func run(ctx context.Context, opts *Options) error {
 	so := statusstage.Options{Root: env.Root}
 	var gh *ghapi.Client
 	if !env.Offline {
-		if gh, err = ghapi.FromEnv(); err != nil {
+		if gh, err = ghapi.FromEnv(ghapi.WithTimeout(env.FetchTimeout)); err != nil {
 			return &cmdutil.UsageError{Err: err}
 		}
 		so.GitHub = statusstage.Memo(gh)

@@ -25,6 +25,7 @@ func upgradeChart(ctx context.Context, f *cmdutil.Factory, env pipeline.Env, for
 		return err
 	}
 	fe := chart.NewFetcher(env.Root, env.CacheDir, env.Offline)
+	fe.Timeout = env.FetchTimeout
 	up, want, err := fe.PlanUpgrade(ctx, u, opts.To)
 	if errors.Is(err, chart.ErrNoNewer) {
 		return report.Export(f.IO.Out, format, report.UpToDate{Image: u.Dir, Message: err.Error()})

@@ -30,11 +30,15 @@ func openPR(ctx context.Context, root string, opts *Options, u report.Upgrade) e
 	if err := report.RenderUpgrade(&body, report.Markdown, u); err != nil {
 		return err
 	}
+	timeout, err := opts.Factory.ResolveFetchTimeout()
+	if err != nil {
+		return err
+	}
 	req := propose.Request{
 		Root: root, Repo: os.Getenv("GITHUB_REPOSITORY"), Branch: Branch(opts.Image), Base: opts.Base,
 		Title:  fmt.Sprintf("patchkit upgrade: %s %s → %s", opts.Image, u.Pin.From, u.Pin.To),
 		Body:   body.String(),
-		GitHub: opts.prOpts.gh,
+		GitHub: append([]ghapi.Option{ghapi.WithTimeout(timeout)}, opts.prOpts.gh...),
 	}
 	for _, w := range u.Written {
 		req.Paths = append(req.Paths, w.Path)

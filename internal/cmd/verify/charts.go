@@ -22,6 +22,7 @@ import (
 // same way, after the others.
 func verifyCharts(ctx context.Context, env pipeline.Env, r pipeline.Runner, p *cmdutil.UnitProgress, units []*chart.Unit, bad []chart.UnitError, alone bool) (out []verifystage.Result, failed bool, worst int, err error) {
 	f := chart.NewFetcher(env.Root, env.CacheDir, env.Offline)
+	f.Timeout = env.FetchTimeout
 	fail := func(b chart.UnitError) {
 		if r.Failed != nil {
 			r.Failed(b.Dir, b.Err)

@@ -117,7 +117,7 @@ func run(ctx context.Context, opts *Options, format report.Format, env pipeline.
 	if opts.Online {
 		gh := opts.GitHub
 		if gh == nil {
-			c, err := ghapi.FromEnv()
+			c, err := ghapi.FromEnv(ghapi.WithTimeout(env.FetchTimeout))
 			if err != nil {
 				return &cmdutil.UsageError{Err: err}
 			}
