@@ -69,7 +69,12 @@ func Parse(name string, data []byte) (*Mod, error) {
 }
 
 // Cover says whether m (nil: the file is missing) requires w at w.Version or
-// higher; for a hold (w.Hold), at w.Version or lower.
+// higher; for a hold (w.Hold), at w.Version or lower. A hold is what a
+// higher version upstream is kept from, so only upstream keeping the module
+// at the held version or lower, or no longer requiring it, covers it;
+// upstream moving to a higher major version, or replacing the module by
+// another one or a directory, does not (the hold no longer says what is
+// built: a person decides).
 func (m *Mod) Cover(w Want) Coverage {
 	c := Coverage{Want: w}
 	switch {
@@ -80,15 +85,12 @@ func (m *Mod) Cover(w Want) Coverage {
 		c.Note = w.File + " does not parse: " + m.Err
 		return c
 	}
-	if w.Hold {
-		return m.coverHold(w)
-	}
 	f := m.File
 	switch w.Path {
 	case DirectiveGo:
 		if f.Go != nil {
 			c.Upstream = f.Go.Version
-			c.Covered = Compare(DirectiveGo, c.Upstream, w.Version) >= 0
+			c.Covered = w.satisfied(DirectiveGo, c.Upstream)
 		}
 		return c
 	case DirectiveToolchain:
@@ -99,7 +101,7 @@ func (m *Mod) Cover(w Want) Coverage {
 			// Without a toolchain line the go line is the minimum toolchain.
 			c.Upstream, c.Note = "go"+f.Go.Version, "the go directive"
 		}
-		c.Covered = c.Upstream != "" && Compare(DirectiveToolchain, c.Upstream, w.Version) >= 0
+		c.Covered = c.Upstream != "" && w.satisfied(DirectiveToolchain, c.Upstream)
 		return c
 	}
 	req := ""
@@ -111,7 +113,7 @@ func (m *Mod) Cover(w Want) Coverage {
 	// A replace of the module (of every version, or of the one required)
 	// decides what is built.
 	for _, r := range f.Replace {
-		if r.Old.Path != w.Path || (r.Old.Version != "" && r.Old.Version != req && w.Replace == "") {
+		if r.Old.Path != w.Path || (r.Old.Version != "" && r.Old.Version != req && (w.Replace == "" || w.Hold)) {
 			continue
 		}
 		if r.New.Version == "" {
@@ -130,7 +132,7 @@ func (m *Mod) Cover(w Want) Coverage {
 		if r.New.Path != w.Path {
 			c.Note = "replaced by " + r.New.Path
 		}
-		c.Covered = Compare("", c.Upstream, w.Version) >= 0
+		c.Covered = w.satisfied("", c.Upstream)
 		return c
 	}
 	if w.Replace != "" && w.Replace != w.Path {
@@ -141,7 +143,7 @@ func (m *Mod) Cover(w Want) Coverage {
 	}
 	if req != "" {
 		c.Upstream = req
-		c.Covered = Compare("", req, w.Version) >= 0
+		c.Covered = w.satisfied("", req)
 		return c
 	}
 	// Not required: moved to a higher major version, or dropped.
@@ -150,81 +152,29 @@ func (m *Mod) Cover(w Want) Coverage {
 		for _, r := range f.Require {
 			p2, m2, ok2 := module.SplitPathVersion(r.Mod.Path)
 			if ok2 && p2 == prefix && majorOf(m2, r.Mod.Version) > majorOf(major, w.Version) {
-				c.Upstream, c.Covered = r.Mod.Version, true
+				c.Upstream, c.Covered = r.Mod.Version, !w.Hold
 				c.Note = "moved to " + r.Mod.Path
+				if w.Hold {
+					c.Note += ": the hold no longer says what is built"
+				}
 				return c
 			}
 		}
 	}
-	if w.From != "" {
+	if w.From != "" || w.Hold {
 		c.Covered, c.Note = true, "no longer required"
 	}
 	return c
 }
 
-// coverHold says whether m keeps the module (or directive) of hold w at
-// w.Version or lower, the only way upstream covers a hold: a higher version
-// upstream is what the hold protects against. A module upstream no longer
-// requires is covered (nothing is left to hold down); one upstream moved
-// to a higher major version, or replaced by another module or a directory,
-// is not (the hold no longer says what is built: a person decides).
-func (m *Mod) coverHold(w Want) Coverage {
-	c := Coverage{Want: w}
-	f := m.File
-	switch w.Path {
-	case DirectiveGo:
-		if f.Go != nil {
-			c.Upstream = f.Go.Version
-			c.Covered = Compare(DirectiveGo, c.Upstream, w.Version) <= 0
-		}
-		return c
-	case DirectiveToolchain:
-		switch {
-		case f.Toolchain != nil:
-			c.Upstream = f.Toolchain.Name
-		case f.Go != nil:
-			c.Upstream, c.Note = "go"+f.Go.Version, "the go directive"
-		}
-		c.Covered = c.Upstream != "" && Compare(DirectiveToolchain, c.Upstream, w.Version) <= 0
-		return c
+// satisfied reports whether upstream's version up (of kind, see Compare)
+// covers w: at w.Version or higher for a raise, at w.Version or lower for
+// a hold.
+func (w Want) satisfied(kind, up string) bool {
+	if w.Hold {
+		return Compare(kind, up, w.Version) <= 0
 	}
-	req := ""
-	for _, r := range f.Require {
-		if r.Mod.Path == w.Path {
-			req = r.Mod.Version
-		}
-	}
-	for _, r := range f.Replace {
-		if r.Old.Path != w.Path || (r.Old.Version != "" && r.Old.Version != req) {
-			continue
-		}
-		switch {
-		case r.New.Version == "":
-			c.Note = "replaced by the directory " + r.New.Path
-		case r.New.Path != w.Path:
-			c.Upstream, c.Note = r.New.Version, "replaced by "+r.New.Path+" "+r.New.Version
-		default:
-			c.Upstream, c.Note = r.New.Version, "replaced by "+r.New.Path
-			c.Covered = Compare("", c.Upstream, w.Version) <= 0
-		}
-		return c
-	}
-	if req != "" {
-		c.Upstream = req
-		c.Covered = Compare("", req, w.Version) <= 0
-		return c
-	}
-	if prefix, major, ok := module.SplitPathVersion(w.Path); ok {
-		for _, r := range f.Require {
-			p2, m2, ok2 := module.SplitPathVersion(r.Mod.Path)
-			if ok2 && p2 == prefix && majorOf(m2, r.Mod.Version) > majorOf(major, w.Version) {
-				c.Upstream, c.Note = r.Mod.Version, "moved to "+r.Mod.Path+": the hold no longer says what is built"
-				return c
-			}
-		}
-	}
-	c.Covered, c.Note = true, "no longer required"
-	return c
+	return Compare(kind, up, w.Version) >= 0
 }
 
 // majorOf is the major version of a module: from its path suffix (/v3,
