@@ -59,7 +59,6 @@ type bumpFixture struct {
 
 func newBumpFixture(t *testing.T) *bumpFixture {
 	gomodtest.Env(t, bumpProxy(t))
-	ctx := context.Background()
 	up := gittest.New(t)
 	up.Write("go.mod", gomodtest.MainGoMod("example.com/up", "1.21",
 		"example.com/a v1.0.0", "example.com/b v1.0.0", "example.com/c v1.0.0", "example.com/d v1.0.0"))
@@ -91,6 +90,14 @@ func newBumpFixture(t *testing.T) *bumpFixture {
 	gomodtest.Go(t, up.Dir, nil, "mod", "tidy")
 	up.Release("raise a and c", "v1.1.0")
 
+	return seriesFixture(t, up, texts, "0001-ab.diff", "0002-cd.diff")
+}
+
+// seriesFixture opens a cache of up at v1.0.0 (the pin) and v1.1.0 (the
+// release) and parses the series texts as patches/up/NAME.
+func seriesFixture(t *testing.T, up *gittest.Repo, texts []string, names ...string) *bumpFixture {
+	t.Helper()
+	ctx := context.Background()
 	c, err := upstream.Open(ctx, t.TempDir(), up.URL())
 	if err != nil {
 		t.Fatal(err)
@@ -103,7 +110,7 @@ func newBumpFixture(t *testing.T) *bumpFixture {
 	to, _ := c.Resolve("v1.1.0")
 	var patches []*series.Patch
 	for i, txt := range texts {
-		p, err := series.Parse(filepath.Join("patches", "up", []string{"0001-ab.diff", "0002-cd.diff"}[i]), []byte(txt))
+		p, err := series.Parse(filepath.Join("patches", "up", names[i]), []byte(txt))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,9 +9,6 @@ import (
 
 	"github.com/patchkit/patchkit/internal/gittest"
 	"github.com/patchkit/patchkit/internal/gomod/gomodtest"
-	"github.com/patchkit/patchkit/internal/series"
-	"github.com/patchkit/patchkit/internal/spec"
-	"github.com/patchkit/patchkit/internal/upstream"
 )
 
 // TestUpgradeBumpHolds: a series that holds modules down (issue U) carried
@@ -46,26 +43,8 @@ func TestUpgradeBumpHolds(t *testing.T) {
 	gomodtest.Go(t, up.Dir, nil, "mod", "tidy")
 	up.Release("raise a and b", "v1.1.0")
 
-	c, err := upstream.Open(ctx, t.TempDir(), up.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	if err := c.Ensure(ctx, "v1.1.0"); err != nil {
-		t.Fatal(err)
-	}
-	pinCommit, _ := c.Resolve("v1.0.0")
-	to, _ := c.Resolve("v1.1.0")
-	var patches []*series.Patch
-	for i, txt := range texts {
-		p, err := series.Parse(filepath.Join("patches", "up", []string{"0001-hold-b.diff", "0002-hold-a.diff"}[i]), []byte(txt))
-		if err != nil {
-			t.Fatal(err)
-		}
-		patches = append(patches, p)
-	}
-	sp := &spec.Spec{Name: "up", File: "images/up/patchkit.yaml", Upstream: spec.Upstream{Ref: "v1.0.0", Releases: "v1.*"}}
-	res, err := Plan(ctx, Input{Cache: c, Spec: sp, PinCommit: pinCommit, Patches: patches, To: "v1.1.0"}, to)
+	fx := seriesFixture(t, up, texts, "0001-hold-b.diff", "0002-hold-a.diff")
+	res, err := Plan(ctx, Input{Cache: fx.cache, Spec: fx.spec, PinCommit: fx.pin, Patches: fx.patches, To: "v1.1.0"}, fx.to)
 	if err != nil {
 		t.Fatalf("Plan() = %v", err)
 	}
