@@ -67,7 +67,12 @@ func makeUnits(ctx context.Context, root, file string) []Unit {
 	}
 	dir := path.Dir(file)
 	if len(vars) == 0 {
-		return unreadMakefile(root, file, data)
+		return unreadMakefile(root, file, data, "")
+	}
+	if why := runsScript(data); why != "" {
+		// make would run it while reading the Makefile: a bootstrap
+		// script that asks a cloud API, downloads, writes files.
+		return unreadMakefile(root, file, data, why)
 	}
 	entries, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(dir)))
 	if err != nil {
@@ -85,7 +90,7 @@ func makeUnits(ctx context.Context, root, file string) []Unit {
 				own = append(own, v)
 			}
 		}
-		if len(own) == 0 {
+		if len(own) == 0 || !mayHavePatches(root, dir, branch) {
 			continue
 		}
 		if u, ok := makeUnit(ctx, root, file, branch, own); ok {
@@ -103,7 +108,7 @@ var shellVarRE = lazyre.New(`(?m)^[ \t]*(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_]*
 // (it is computed when make runs, by a script or a network call): one
 // unreadable unit naming the Makefile's line, or none when no directory
 // beside it holds patches.
-func unreadMakefile(root, file string, data []byte) []Unit {
+func unreadMakefile(root, file string, data []byte, why string) []Unit {
 	dir := path.Dir(file)
 	entries, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(dir)))
 	if err != nil {
@@ -119,7 +124,11 @@ func unreadMakefile(root, file string, data []byte) []Unit {
 		return nil
 	}
 	u := Unit{Dir: dir, Kind: KindImage, Spec: path.Join(dir, spec.FileName), Recipe: file, Status: StatusUnreadable}
-	why := "no variable of it is read from a file of a release branch (VAR ?= $(shell cat $(RELEASE_BRANCH)/FILE))"
+	if why != "" {
+		u.Problem = fmt.Sprintf("%s: the release branches %s hold patches, but %s", file, strings.Join(patched, ", "), why)
+		return []Unit{u}
+	}
+	why = "no variable of it is read from a file of a release branch (VAR ?= $(shell cat $(RELEASE_BRANCH)/FILE))"
 	if m := pinLike(shellVarRE.Regexp().FindAllSubmatchIndex(data, -1), data); m != nil {
 		line := 1 + bytes.Count(data[:m[0]], []byte("\n"))
 		why = fmt.Sprintf("line %d sets %s when make runs (%s), not from a file of a release branch: patchkit does not run a Makefile's scripts to learn a pin",
@@ -127,6 +136,68 @@ func unreadMakefile(root, file string, data []byte) []Unit {
 	}
 	u.Problem = fmt.Sprintf("%s: the release branches %s hold patches, but %s", file, strings.Join(patched, ", "), why)
 	return []Unit{u}
+}
+
+// safeShell are the commands a Makefile's $(shell) may run for init to read
+// it with make: they read, and run nothing of the repository's.
+var safeShell = map[string]bool{"cat": true, "git": true, "echo": true, "printf": true, "pwd": true, "basename": true, "dirname": true, "tr": true, "test": true, "[": true, "date": true, "uname": true}
+
+// runsScript says which line of Makefile data runs a script or a command
+// init will not run while make reads it (a $(shell) whose command is not
+// one of safeShell: ./build/bootstrap.sh, aws, curl, source), or "".
+func runsScript(data []byte) string {
+	for i, l := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(l, "\t") || strings.HasPrefix(strings.TrimSpace(l), "#") {
+			continue // a recipe line runs only when its target is made
+		}
+		for _, call := range shellCalls(l) {
+			words := strings.Fields(call)
+			for len(words) > 0 && strings.Contains(words[0], "=") && !strings.HasPrefix(words[0], "=") {
+				words = words[1:] // VAR=value before the command
+			}
+			if len(words) == 0 || safeShell[words[0]] {
+				continue
+			}
+			return fmt.Sprintf("line %d runs %s when make reads it (%s): patchkit does not run a repository's scripts or other commands to read a Makefile",
+				i+1, words[0], strings.TrimSpace(l))
+		}
+	}
+	return ""
+}
+
+// shellCalls returns the commands of the $(shell ...) calls of line l, each
+// up to its matching parenthesis (make variables inside it kept as written).
+func shellCalls(l string) []string {
+	var out []string
+	for i := 0; ; {
+		j := strings.Index(l[i:], "$(shell")
+		if j < 0 {
+			return out
+		}
+		start := i + j + len("$(shell")
+		depth, k := 1, start
+		for ; k < len(l) && depth > 0; k++ {
+			switch l[k] {
+			case '(':
+				depth++
+			case ')':
+				depth--
+			}
+		}
+		end := k
+		if depth == 0 {
+			end = k - 1
+		}
+		out = append(out, l[start:end])
+		i = start
+	}
+}
+
+// mayHavePatches reports whether a release branch, or its project, holds a
+// patch directory with patches: a branch with none is no unit, and make is
+// not run for it.
+func mayHavePatches(root, dir, branch string) bool {
+	return countPatches(root, path.Join(dir, branch, "patches")) > 0 || countPatches(root, path.Join(dir, "patches")) > 0
 }
 
 // pinLike picks, of the $(shell) assignments ms of data, the first whose

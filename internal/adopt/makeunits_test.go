@@ -2,6 +2,8 @@ package adopt
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -59,7 +61,18 @@ func TestMakeUnits(t *testing.T) {
 	r.Write("projects/acme/widget/1-31/patches/0001-fix.patch", patch)
 	r.Write("projects/acme/gadget/Makefile", "BASE_DIRECTORY:=$(shell git rev-parse --show-toplevel)\n\nifdef RELEASE_BRANCH\nexport GIT_TAG:=$(shell ./bootstrap.sh)\nendif\n")
 	r.Write("projects/acme/gadget/1-30/patches/0001-x.patch", patch)
+	// aws-iam-authenticator's shape: the pin file, and a bootstrap script
+	// that asks a cloud API when make reads the Makefile. init must not
+	// run it (it would leave ran-bootstrap behind).
+	r.Write("projects/acme/gizmo/Makefile", "BASE_DIRECTORY:=$(shell git rev-parse --show-toplevel)\nGIT_TAG?=$(shell cat $(RELEASE_BRANCH)/GIT_TAG)\nREPO=gizmo\n\nifdef RELEASE_BRANCH\n_bootstrap:=$(shell REPO=$(REPO) ./bootstrap.sh)\nendif\ninclude $(BASE_DIRECTORY)/Common.mk\n")
+	r.Write("projects/acme/gizmo/bootstrap.sh", "#!/bin/sh\ntouch ran-bootstrap\n")
+	r.Git("update-index", "--add", "--chmod=+x", "projects/acme/gizmo/bootstrap.sh")
+	r.Write("projects/acme/gizmo/1-30/GIT_TAG", "v2.0.0\n")
+	r.Write("projects/acme/gizmo/1-30/patches/0001-x.patch", patch)
 	r.Commit("eks shape")
+	if err := os.Chmod(filepath.Join(r.Dir, "projects/acme/gizmo/bootstrap.sh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 
 	units, err := ScanContext(context.Background(), r.Dir, nil)
 	if err != nil {
@@ -70,14 +83,20 @@ func TestMakeUnits(t *testing.T) {
 		got = append(got, u.Dir+" "+u.Status)
 		problems = append(problems, u.Problem)
 	}
-	want := []string{"projects/acme/gadget unreadable", "projects/acme/widget/1-30 new", "projects/acme/widget/1-31 new"}
+	want := []string{"projects/acme/gadget unreadable", "projects/acme/gizmo unreadable", "projects/acme/widget/1-30 new", "projects/acme/widget/1-31 new"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Fatalf("ScanContext() units = %q, want %q (problems: %q)", got, want, problems)
 	}
 	if p := units[0].Problem; !strings.Contains(p, "projects/acme/gadget/Makefile: the release branches 1-30 hold patches, but line 4 sets GIT_TAG when make runs") {
 		t.Errorf("gadget: Problem = %q", p)
 	}
-	u := units[1]
+	if p := units[1].Problem; !strings.Contains(p, "projects/acme/gizmo/Makefile: the release branches 1-30 hold patches, but line 6 runs ./bootstrap.sh when make reads it") {
+		t.Errorf("gizmo: Problem = %q", p)
+	}
+	if _, err := os.Stat(filepath.Join(r.Dir, "projects/acme/gizmo/ran-bootstrap")); err == nil {
+		t.Errorf("init ran gizmo's bootstrap script")
+	}
+	u := units[2]
 	if u.Upstream.URL != "https://github.com/acme/widget.git" || u.Upstream.Ref != "v1.3.1" || u.Patches != "projects/acme/widget/1-30/patches" || u.Recipe != "projects/acme/widget/Makefile" {
 		t.Errorf("1-30: %+v", u)
 	}
