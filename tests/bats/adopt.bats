@@ -48,8 +48,11 @@ UNITS="kubeovn piraeus-server linstor-csi kilo kamaji"
     assert_success
     assert_output --partial ": ok"
   done
-  run pkm obsolete-check -o json
+  bats_require_minimum_version 1.5.0
+  run --separate-stderr pkm obsolete-check -o json
   assert_failure 1 # kubeovn's retries patch is in v1.15.11
+  # in a pipe, one progress line per unit on stderr; stdout is the JSON alone
+  [ "$(grep -c '^patchkit: .*ref(s)' <<<"$stderr")" -eq 5 ]
   run json_get 'j.map(o => o.image + ":" + o.patches.filter(p => p.obsoletedBy).map(p => p.obsoletedBy).join(",")).sort().join(" ")' <<<"$output"
   assert_output "kamaji: kilo: kubeovn:v1.15.11 linstor-csi: piraeus-server:"
   run pkm verify
