@@ -129,8 +129,8 @@ type Unit struct {
 	// pin of the same upstream carry byte-identical patches (Report.Shared).
 	Series string `json:"series"`
 	// PinCommit is the pin resolved.
-	PinCommit string `json:"pinCommit"`
-	Patches  []Patch  `json:"patches"`
+	PinCommit string  `json:"pinCommit"`
+	Patches   []Patch `json:"patches"`
 	// History is the unit's patch count over the repository's history.
 	History []Point `json:"history"`
 	// Error says why the unit could not be reported on (its upstream
