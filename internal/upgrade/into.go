@@ -28,6 +28,7 @@ func IntoDir(root, src, dir string) (string, error) {
 	bad := func(format string, args ...any) error {
 		return &diag.InputError{File: "--into", Msg: fmt.Sprintf(format, args...)}
 	}
+	dir = strings.TrimRight(dir, "/")
 	clean := path.Clean(filepath.ToSlash(dir))
 	switch {
 	case dir == "":
@@ -71,10 +72,8 @@ func (r *Result) Into(root string, s *spec.Spec, patches []*series.Patch, dst st
 	src := s.Dir
 	inSrc := func(p string) bool { return strings.HasPrefix(p, src+"/") }
 	moved := func(p string) string { return dst + strings.TrimPrefix(p, src) }
-	for _, p := range []string{s.Patches} {
-		if !inSrc(p) {
-			return nil, &diag.InputError{File: s.File, Key: "patches", Msg: fmt.Sprintf("the patch directory %s is not inside %s: upgrade --into copies a unit whose series is its own", p, src)}
-		}
+	if !inSrc(s.Patches) {
+		return nil, &diag.InputError{File: s.File, Key: "patches", Msg: fmt.Sprintf("the patch directory %s is not inside %s: upgrade --into copies a unit whose series is its own", s.Patches, src)}
 	}
 	if err := checkOwnPaths(root, s); err != nil {
 		return nil, err

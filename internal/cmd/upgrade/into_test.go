@@ -218,3 +218,25 @@ func TestUpgradeIntoAtPin(t *testing.T) {
 		t.Errorf("the copy at the pin differs: %v\n%v", a, b)
 	}
 }
+
+// TestUpgradeIntoRefused: a spec whose patch directory is named from the
+// root (its copy would name the old unit's series), and a DIR inside SRC,
+// are bad input (exit 2), and nothing is created.
+func TestUpgradeIntoRefused(t *testing.T) {
+	root, cache, _ := eksMinors(t, "1-30")
+	pk := func(args ...string) (int, string, string) {
+		return cmdtest.Run(t, rootcmd.NewCmdRoot, append([]string{"--root", root, "--cache-dir", cache}, args...)...)
+	}
+	if code, _, errOut := pk("upgrade", "projects/o/r/1-30", "--into", "projects/o/r/1-30/next"); code != 2 || !strings.Contains(errOut, "is inside it") {
+		t.Errorf("upgrade --into a directory inside the unit = %d %q, want 2", code, errOut)
+	}
+	specFile := filepath.Join(root, "projects/o/r/1-30/patchkit.yaml")
+	os.WriteFile(specFile, []byte(strings.Replace(eksSpec, "patches: ./patches", "patches: projects/o/r/1-30/patches", 1)), 0o644)
+	code, _, errOut := pk("upgrade", "projects/o/r/1-30", "--into", "1-31/")
+	if code != 2 || !strings.Contains(errOut, "write it relative to the spec (./patches)") {
+		t.Errorf("upgrade --into of a spec naming its patches from the root = %d %q, want 2 and the fix", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(root, "projects/o/r/1-31")); err == nil {
+		t.Errorf("a refused upgrade --into created the directory")
+	}
+}
