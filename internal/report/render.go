@@ -91,6 +91,8 @@ var (
 	_ everyFormat = Upgrade{}
 	_ everyFormat = UpToDate{}
 	_ everyFormat = Refresh{}
+	_ everyFormat = Units{}
+	_ everyFormat = UnitFailed{}
 	_ everyFormat = Forward{}
 	_ everyFormat = InitRun{}
 	_ everyFormat = Error{}

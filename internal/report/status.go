@@ -3,11 +3,13 @@ package report
 import (
 	"fmt"
 	"io"
+	"path"
 	"strings"
 
 	"github.com/patchkit/patchkit/internal/obsolete"
 	"github.com/patchkit/patchkit/internal/status"
 	"github.com/patchkit/patchkit/internal/untrusted"
+	"github.com/patchkit/patchkit/internal/upstream"
 )
 
 // HTML is the format only `patchkit status` renders: one self-contained
@@ -55,6 +57,9 @@ func (r Status) HTML(w io.Writer) error { return statusHTML(w, r.Report) }
 // statusJSON passes the server text of r through untrusted.
 func statusJSON(r *status.Report) *status.Report {
 	cp := *r
+	if cp.Shared == nil {
+		cp.Shared = []status.Shared{}
+	}
 	cp.Units = make([]status.Unit, len(r.Units))
 	for i, u := range r.Units {
 		u.Patches = append([]status.Patch(nil), u.Patches...)
@@ -113,6 +118,27 @@ func verdictCell(p status.Patch) string {
 	return p.Verdict
 }
 
+// lineCell says whether the pin is behind the newest patch release of its
+// minor line: "; v1.14.3 behind v1.14.7, the newest v1.14 release".
+func lineCell(u status.Unit) string {
+	if u.LineBehind == 0 {
+		return ""
+	}
+	line, _ := upstream.MinorLine(u.Pin)
+	return fmt.Sprintf("; %s behind %s, the newest %s release", u.Pin, u.LineNewest, line)
+}
+
+// sharedNames names a group's units: the first by its directory, the
+// others by what differs from it ("projects/o/r/1-33, 1-34, 1-35").
+func sharedNames(dirs []string) string {
+	out := []string{dirs[0]}
+	parent := path.Dir(dirs[0]) + "/"
+	for _, d := range dirs[1:] {
+		out = append(out, strings.TrimPrefix(d, parent))
+	}
+	return strings.Join(out, ", ")
+}
+
 func behindCell(u status.Unit) string {
 	if u.Behind == 0 {
 		return "up to date"
@@ -127,7 +153,16 @@ func statusText(r *status.Report) string {
 			fmt.Fprintf(&b, "%s: error: %s\n\n", u.Name, u.Error)
 			continue
 		}
-		fmt.Fprintf(&b, "%s (%s): pin %s, newest %s, %s, %s\n", u.Name, u.Dir, u.Pin, u.Newest, behindCell(u), plural(len(u.Patches), "patch", "patches"))
+		g, shared := r.SharedOf(u.Dir)
+		switch {
+		case shared && g.Units[0] != u.Dir:
+			continue // shown with the group's first unit
+		case shared:
+			fmt.Fprintf(&b, "%s: the same %s at %s\n", sharedNames(g.Units), plural(g.Patches, "patch", "patches"), g.Pin)
+			fmt.Fprintf(&b, "  pin %s, newest %s, %s%s\n", u.Pin, u.Newest, behindCell(u), lineCell(u))
+		default:
+			fmt.Fprintf(&b, "%s (%s): pin %s, newest %s, %s, %s%s\n", u.Name, u.Dir, u.Pin, u.Newest, behindCell(u), plural(len(u.Patches), "patch", "patches"), lineCell(u))
+		}
 		rows := [][]string{{"PATCH", "ADDED", "PINS", "AT " + u.Newest, "OBSOLETED BY", "UPSTREAM", "STATE"}}
 		for _, p := range u.Patches {
 			ob := "-"
@@ -191,20 +226,39 @@ func StatusMarkdown(r *status.Report) string {
 	}
 	fmt.Fprintf(&b, "%s carried in %s; %d droppable now; %d with no upstream PR.\n\n",
 		plural(total, "patch", "patches"), plural(len(r.Units), "unit", "units"), drop, none)
-	b.WriteString("| unit | pin | newest | behind | patches |\n|---|---|---|---|---|\n")
+	b.WriteString("| unit | pin | newest | behind | newest of its line | patches |\n|---|---|---|---|---|---|\n")
 	for _, u := range r.Units {
 		if u.Error != "" {
-			fmt.Fprintf(&b, "| `%s` | ❌ error | | | |\n", mdCell(u.Dir))
+			fmt.Fprintf(&b, "| `%s` | ❌ error | | | | |\n", mdCell(u.Dir))
 			continue
 		}
-		fmt.Fprintf(&b, "| `%s` | `%s` | `%s` | %d | %d |\n", mdCell(u.Dir), mdCell(u.Pin), mdCell(u.Newest), u.Behind, len(u.Patches))
+		line := "up to date"
+		if u.LineBehind > 0 {
+			line = fmt.Sprintf("`%s` (%d behind)", mdCell(u.LineNewest), u.LineBehind)
+		}
+		patches := fmt.Sprint(len(u.Patches))
+		if g, ok := r.SharedOf(u.Dir); ok && g.Units[0] != u.Dir {
+			patches += fmt.Sprintf(" (the same as `%s`)", mdCell(g.Units[0]))
+		}
+		fmt.Fprintf(&b, "| `%s` | `%s` | `%s` | %d | %s | %s |\n", mdCell(u.Dir), mdCell(u.Pin), mdCell(u.Newest), u.Behind, line, patches)
 	}
 	for _, u := range r.Units {
 		if u.Error != "" {
 			fmt.Fprintf(&b, "\n### `%s`: ❌ not reported\n\n%s\n", mdCell(u.Dir), mdInline(u.Error))
 			continue
 		}
-		fmt.Fprintf(&b, "\n### `%s`: `%s` → `%s`\n\n", mdCell(u.Dir), mdCell(u.Pin), mdCell(u.Newest))
+		if g, ok := r.SharedOf(u.Dir); ok {
+			if g.Units[0] != u.Dir {
+				continue // shown with the group's first unit
+			}
+			names := make([]string, len(g.Units))
+			for i, d := range g.Units {
+				names[i] = "`" + mdCell(d) + "`"
+			}
+			fmt.Fprintf(&b, "\n### %s: the same %s at `%s` → `%s`\n\n", strings.Join(names, ", "), plural(g.Patches, "patch", "patches"), mdCell(u.Pin), mdCell(u.Newest))
+		} else {
+			fmt.Fprintf(&b, "\n### `%s`: `%s` → `%s`\n\n", mdCell(u.Dir), mdCell(u.Pin), mdCell(u.Newest))
+		}
 		if len(u.Patches) == 0 {
 			b.WriteString("No patches.\n")
 			continue

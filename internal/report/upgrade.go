@@ -65,7 +65,12 @@ func (u Upgrade) Text() string {
 		verb = "did not upgrade"
 	}
 	p := u.Pin
-	fmt.Fprintf(&b, "%s: %s %s (%s) -> %s (%s) in %s\n", u.Image, verb, p.From, short(p.FromCommit), p.To, short(p.ToCommit), p.File)
+	switch {
+	case u.NewUnit != "":
+		fmt.Fprintf(&b, "%s: %s %s: %s (%s) -> %s (%s) in %s\n", u.Image, intoVerb(u), u.NewUnit, p.From, short(p.FromCommit), p.To, short(p.ToCommit), p.File)
+	default:
+		fmt.Fprintf(&b, "%s: %s %s (%s) -> %s (%s) in %s\n", u.Image, verb, p.From, short(p.FromCommit), p.To, short(p.ToCommit), p.File)
+	}
 	for _, pf := range u.Patches {
 		fmt.Fprintf(&b, "  %-9s %s: %s\n", pf.Fate, path.Base(pf.File), oneLine(pf.Evidence))
 		for _, c := range pf.Conflicts {
@@ -78,6 +83,17 @@ func (u Upgrade) Text() string {
 	}
 	fmt.Fprintf(&b, "%s\n", upgradeVerdict(u))
 	return Redact(b.String())
+}
+
+// intoVerb says what upgrade --into did: "copied into", "would copy into".
+func intoVerb(u Upgrade) string {
+	switch {
+	case u.DryRun:
+		return "would copy (dry run, nothing written) into"
+	case len(u.Written) == 0 && !u.OK:
+		return "did not copy into"
+	}
+	return "copied into"
 }
 
 // GitHub implements GitHubber: a notice on each dropped patch, an error on
@@ -189,6 +205,9 @@ func (u Upgrade) Markdown() string {
 	var b strings.Builder
 	p := u.Pin
 	fmt.Fprintf(&b, "## patchkit upgrade: %s %s → %s\n\n", u.Image, p.From, p.To)
+	if u.NewUnit != "" {
+		fmt.Fprintf(&b, "A new unit, `%s`, copied from `%s` and carried to `%s`; `%s` is left as it is.\n\n", mdCell(u.NewUnit), mdCell(u.Image), p.To, mdCell(u.Image))
+	}
 	fmt.Fprintf(&b, "The pin moves from `%s` (`%s`) to `%s` (`%s`) in `%s`.\n\n", p.From, short(p.FromCommit), p.To, short(p.ToCommit), p.File)
 	b.WriteString("| patch | fate | status at " + upCell(p.To) + " | evidence |\n|---|---|---|---|\n")
 	for _, pf := range u.Patches {
@@ -332,4 +351,87 @@ func (u UpToDate) GitHub() string {
 	var b strings.Builder
 	annotate(&b, "notice", "", 0, "patchkit upgrade", ghEscape(u.Image+": "+u.Message))
 	return b.String()
+}
+
+// UnitFailed is a unit of an upgrade or refresh over several units that
+// failed on its own (its error said, the others done): in JSON
+// {"image", "error", "exitCode"}.
+type UnitFailed struct {
+	Image    string `json:"image"`
+	Error    string `json:"error"`
+	ExitCode int    `json:"exitCode"`
+	// Verb says what did not happen: "not upgraded", "not refreshed".
+	Verb string `json:"-"`
+}
+
+// Command implements Result.
+func (UnitFailed) Command() string { return "upgrade" }
+
+// Text implements Texter.
+func (u UnitFailed) Text() string { return Redact(u.Image + ": " + u.Verb + ": " + u.Error + "\n") }
+
+// Markdown implements Markdowner.
+func (u UnitFailed) Markdown() string {
+	return fmt.Sprintf("## ❌ %s %s\n\n%s\n", upCell(u.Image), u.Verb, untrusted.CodeSpan(Redact(u.Error)))
+}
+
+// GitHub implements GitHubber.
+func (u UnitFailed) GitHub() string {
+	var b strings.Builder
+	annotate(&b, "error", "", 0, "patchkit", ghEscape(u.Image+": "+u.Verb+": "+u.Error))
+	return b.String()
+}
+
+// Units is the run of upgrade or refresh over several units: each unit's
+// result (Upgrade, UpToDate, Refresh or UnitFailed) in order. JSON is an
+// array of their objects; the other formats are theirs, one after the
+// other, a blank line between two in text.
+type Units struct {
+	Name    string
+	Results []Result
+}
+
+// Command implements Result.
+func (u Units) Command() string { return u.Name }
+
+// JSON implements JSONer.
+func (u Units) JSON() any {
+	out := make([]any, 0, len(u.Results))
+	for _, r := range u.Results {
+		if c, ok := r.(cleaner); ok {
+			r = c.clean()
+		}
+		var v any = r
+		if j, ok := r.(JSONer); ok {
+			v = j.JSON()
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+func (u Units) each(f func(Result) string, sep string) string {
+	var parts []string
+	for _, r := range u.Results {
+		if c, ok := r.(cleaner); ok {
+			r = c.clean()
+		}
+		parts = append(parts, f(r))
+	}
+	return strings.Join(parts, sep)
+}
+
+// Text implements Texter.
+func (u Units) Text() string {
+	return u.each(func(r Result) string { return r.(Texter).Text() }, "\n")
+}
+
+// Markdown implements Markdowner.
+func (u Units) Markdown() string {
+	return u.each(func(r Result) string { return r.(Markdowner).Markdown() }, "\n")
+}
+
+// GitHub implements GitHubber.
+func (u Units) GitHub() string {
+	return u.each(func(r Result) string { return r.(GitHubber).GitHub() }, "")
 }

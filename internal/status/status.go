@@ -2,8 +2,11 @@ package status
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -116,7 +119,19 @@ type Unit struct {
 	Behind int `json:"behind"`
 	// Releases are those releases, oldest first.
 	Releases []string `json:"releases"`
-	Patches  []Patch  `json:"patches"`
+	// LineNewest is the newest final release of the pin's minor line
+	// (v1.14.7 for a pin v1.14.3: the same major and minor, matching
+	// upstream.releases), from the upstream cache's tags; the pin itself
+	// when none is newer, "" when the pin is no semantic version.
+	// LineBehind is how many releases of the line are newer than the pin.
+	LineNewest string `json:"lineNewest"`
+	LineBehind int    `json:"lineBehind"`
+	// Series identifies the series: units with the same Series at the same
+	// pin of the same upstream carry byte-identical patches (Report.Shared).
+	Series string `json:"series"`
+	// PinCommit is the pin resolved.
+	PinCommit string  `json:"pinCommit"`
+	Patches   []Patch `json:"patches"`
 	// History is the unit's patch count over the repository's history.
 	History []Point `json:"history"`
 	// Error says why the unit could not be reported on (its upstream
@@ -135,6 +150,10 @@ type Point struct {
 // Report is the status of the units asked for.
 type Report struct {
 	Units []Unit `json:"units"`
+	// Shared are the groups of units (two or more) whose series are
+	// byte-identical at the same pin (Share): release branches that carry
+	// one series, which status shows once.
+	Shared []Shared `json:"shared"`
 	// History is the total over the units.
 	History []Point `json:"history"`
 }
@@ -180,13 +199,109 @@ func Collect(ctx context.Context, units []UnitInput, o Options) (*Report, error)
 		rep.Units = append(rep.Units, *u)
 	}
 	rep.History = Total(rep.Units)
+	rep.Shared = Share(rep.Units)
 	return rep, nil
+}
+
+// Shared is a group of units that carry the same series at the same pin.
+type Shared struct {
+	// Units are the units' directories, in the report's order.
+	Units   []string `json:"units"`
+	Pin     string   `json:"pin"`
+	Patches int      `json:"patches"`
+	Series  string   `json:"series"`
+}
+
+// Share groups the units (those reported on) whose series are
+// byte-identical (the same patch files, names and bytes, in the same order)
+// at the same pin commit of the same upstream, judged against the same
+// releases: their verdicts are the same. Only groups of two or more, in
+// the order of their first unit.
+func Share(units []Unit) []Shared {
+	out := []Shared{}
+	at := map[string]int{}
+	for _, u := range units {
+		if u.Error != "" || u.Series == "" {
+			continue
+		}
+		key := strings.Join([]string{u.URL, u.PinCommit, u.Newest, strings.Join(u.Releases, ","), u.Series}, "\x00")
+		if i, ok := at[key]; ok {
+			out[i].Units = append(out[i].Units, u.Dir)
+			continue
+		}
+		at[key] = len(out)
+		out = append(out, Shared{Units: []string{u.Dir}, Pin: u.Pin, Patches: len(u.Patches), Series: u.Series})
+	}
+	groups := out[:0]
+	for _, g := range out {
+		if len(g.Units) > 1 {
+			groups = append(groups, g)
+		}
+	}
+	return groups
+}
+
+// SharedOf returns the group the unit in dir belongs to, if any.
+func (r *Report) SharedOf(dir string) (Shared, bool) {
+	for _, g := range r.Shared {
+		if slices.Contains(g.Units, dir) {
+			return g, true
+		}
+	}
+	return Shared{}, false
+}
+
+// seriesID is the digest of a series: each patch's file name and bytes.
+func seriesID(patches []*series.Patch) string {
+	h := sha256.New()
+	for _, p := range patches {
+		fmt.Fprintf(h, "%s\x00%d\x00", p.Name, len(p.FileBytes()))
+		h.Write(p.FileBytes())
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// minorLine returns the newest final release of pin's minor line among
+// the tags matching releases, and how many of them are newer than pin;
+// ("", 0) when pin is no semantic version.
+func minorLine(c *upstream.Cache, s *spec.Spec) (string, int, error) {
+	pin := s.Upstream.Ref
+	line, ok := upstream.MinorLine(pin)
+	if !ok {
+		return "", 0, nil
+	}
+	tags, err := c.Tags()
+	if err != nil {
+		return "", 0, err
+	}
+	glob := s.Upstream.Releases
+	if glob == "" {
+		glob = "*"
+	}
+	rel, err := upstream.Releases(tags, glob)
+	if err != nil {
+		return "", 0, err
+	}
+	newest, behind := pin, 0
+	for _, t := range rel {
+		if l, _ := upstream.MinorLine(t.Name); l != line || obsolete.IsPrerelease(t.Name, s.Upstream.Releases, pin) {
+			continue
+		}
+		if cmp, _ := upstream.CompareVersions(t.Name, pin); cmp > 0 {
+			newest, behind = t.Name, behind+1
+		}
+	}
+	return newest, behind, nil
 }
 
 // CollectUnit reports on one unit.
 func CollectUnit(ctx context.Context, in UnitInput, o Options) (*Unit, error) {
 	s := in.Spec
-	u := &Unit{Name: s.Name, Dir: s.Dir, URL: in.Cache.URL(), Pin: s.Upstream.Ref, Releases: []string{}, Patches: []Patch{}}
+	u := &Unit{Name: s.Name, Dir: s.Dir, URL: in.Cache.URL(), Pin: s.Upstream.Ref, PinCommit: in.PinCommit, Releases: []string{}, Patches: []Patch{}, Series: seriesID(in.Patches)}
+	var err error
+	if u.LineNewest, u.LineBehind, err = minorLine(in.Cache, s); err != nil {
+		return nil, err
+	}
 	// obsolete-check's scan over the releases only: the branches are no
 	// releases, and the newest release is what status judges at.
 	releasesOnly := *s

@@ -30,6 +30,11 @@ type Request struct {
 	// upgrade; Offline neither fetches nor lets the go command reach
 	// GOPROXY.
 	DryRun, KeepConflicts, Offline bool
+	// Into is upgrade --into: the unit is copied into this new directory
+	// (relative to the root, checked by IntoDir) and carried there; the
+	// unit itself is only read. With it, no release newer than the pin
+	// copies the unit at its pin.
+	Into string
 	// GateOptions are the gate's (offline, progress, test seams).
 	GateOptions []gate.Option
 	Txn         txn.Options
@@ -69,6 +74,9 @@ func Run(ctx context.Context, req Request) (*Outcome, error) {
 		}
 	}
 	to, err := Target(req.Cache, req.Spec, req.To)
+	if errors.Is(err, ErrUpToDate) && req.Into != "" {
+		to, err = req.Spec.Upstream.Ref, nil
+	}
 	if errors.Is(err, ErrUpToDate) {
 		return nil, err
 	}
@@ -87,7 +95,12 @@ func Run(ctx context.Context, req Request) (*Outcome, error) {
 	if err != nil {
 		return nil, planError(err)
 	}
-	set, err := res.WriteSet(req.Root, req.Spec, req.Patches)
+	var set *txn.Set
+	if req.Into != "" {
+		set, err = res.Into(req.Root, req.Spec, req.Patches, req.Into)
+	} else {
+		set, err = res.WriteSet(req.Root, req.Spec, req.Patches)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -104,11 +117,23 @@ func Run(ctx context.Context, req Request) (*Outcome, error) {
 	out.DroppedTests = droppedTests(res, out.Gate)
 	out.OK = res.OK() && (out.Gate == nil || out.Gate.OK) && allPass(out.DroppedTests)
 	if !req.DryRun && (out.OK || req.KeepConflicts) {
+		undo := func() {}
+		if req.Into != "" {
+			if undo, err = res.mkdirs(req.Root); err != nil {
+				return nil, err
+			}
+		}
 		done, err := set.Commit(ctx, req.Txn)
 		if err != nil {
+			if len(done) == 0 {
+				undo()
+			}
 			return nil, txn.Explain(err)
 		}
 		out.Written = append(out.Written, done...)
+		if err := res.chmodCopies(req.Root); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }

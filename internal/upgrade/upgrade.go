@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 
 	"github.com/patchkit/patchkit/internal/apply"
@@ -152,6 +153,11 @@ type Result struct {
 	Changes map[string]*tree.File `json:"-"`
 	// Source is the new ref's tree.
 	Source *upstream.Snapshot `json:"-"`
+	// NewUnit is the directory of upgrade --into: the plan creates the
+	// unit there (Into), and its paths are the new unit's.
+	NewUnit string `json:"into,omitempty"`
+	// modes are the modes of the files Into copies that are not 0644.
+	modes map[string]fs.FileMode
 }
 
 // OK reports whether every patch found a fate other than conflict.

@@ -177,3 +177,17 @@ func (a semver) compare(b semver) int {
 	}
 	return 0
 }
+
+// MinorLine is the major.minor line of a semantic version, as the name
+// spells it: "v1.14" for v1.14.3. ok is false when it is no semantic version.
+func MinorLine(name string) (line string, ok bool) {
+	v, ok := parseSemver(name)
+	if !ok {
+		return "", false
+	}
+	prefix := ""
+	if strings.HasPrefix(name, "v") {
+		prefix = "v"
+	}
+	return fmt.Sprintf("%s%d.%d", prefix, v.core[0], v.core[1]), true
+}

@@ -13,7 +13,7 @@ setup() {
 @test "status: 0001 droppable, 0002 an original with no upstream PR; exit 0" {
   run pk status greeter
   assert_success
-  assert_line --regexp '^greeter \(images/greeter\): pin v1.0.0, newest v1.1.0, 2 releases behind, 2 patches$'
+  assert_line --regexp '^greeter \(images/greeter\): pin v1.0.0, newest v1.1.0, 2 releases behind, 2 patches; v1.0.0 behind v1.0.1, the newest v1.0 release$'
   assert_line --partial '0001-greet-world.diff: droppable'
   assert_line --partial '0002-shout-trims.diff: original change with no upstream PR or issue'
 }

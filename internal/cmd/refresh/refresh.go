@@ -3,10 +3,12 @@ package refresh
 
 import (
 	"context"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/patchkit/patchkit/internal/cmdutil"
+	"github.com/patchkit/patchkit/internal/diag"
 	"github.com/patchkit/patchkit/internal/pipeline"
 	"github.com/patchkit/patchkit/internal/report"
 	upgradestage "github.com/patchkit/patchkit/internal/upgrade"
@@ -15,7 +17,9 @@ import (
 // Options are the flags and dependencies of `patchkit refresh`.
 type Options struct {
 	Factory *cmdutil.Factory
-	Image   string
+	// Images are the units named: the first argument, and every later
+	// one that is no patch file (*.diff, *.patch).
+	Images []string
 	// Patches limits the rewrite to these patch files (names or paths).
 	Patches []string
 }
@@ -24,7 +28,7 @@ type Options struct {
 func NewCmdRefresh(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{Factory: f}
 	cmd := &cobra.Command{
-		Use:   "refresh IMAGE [PATCH...]",
+		Use:   "refresh IMAGE... [PATCH...]",
 		Short: "Rewrite patches canonically at the current pin",
 		Long: `Rewrite the image's patches (or only the PATCH files named) in canonical
 form at the pin: the header untouched; per file "diff --git", the mode
@@ -42,31 +46,64 @@ lines) that no longer applies at the pin is re-expressed there: the modules
 the pin does not cover yet, raised with go mod edit and go mod tidy against
 GOPROXY, never a lower version.
 
+Several IMAGEs (every argument that does not end in .diff or .patch is an
+IMAGE) are refreshed one after the other, each its own write, the PATCH
+names in each: a fix to one release branch's series carried to the others.
+The output lists each, -o json as an array; the exit code is the worst.
+
 Exit codes: 0 refreshed (or nothing to do); 1 a patch does not apply at the
 pin; 2 bad input.`,
 		Args: cobra.MinimumNArgs(1),
 	}
 	return cmdutil.NewCommand(cmd, opts, runF, cmdutil.Staged(f, run), func(_ *cobra.Command, args []string) error {
-		opts.Image, opts.Patches = args[0], args[1:]
+		opts.Images = args[:1]
+		for _, a := range args[1:] {
+			if strings.HasSuffix(a, ".diff") || strings.HasSuffix(a, ".patch") {
+				opts.Patches = append(opts.Patches, a)
+			} else {
+				opts.Images = append(opts.Images, a)
+			}
+		}
 		return nil
 	})
 }
 
 func run(ctx context.Context, opts *Options, format report.Format, env pipeline.Env) error {
 	f := opts.Factory
-	out, err := pipeline.One(ctx, f.Runner(env), opts.Image, func(ctx context.Context, im *pipeline.Image) (report.Refresh, error) {
+	work := func(ctx context.Context, im *pipeline.Image) (report.Refresh, error) {
 		files, err := upgradestage.Refresh(ctx, upgradestage.RefreshInput{
 			Root: env.Root, Spec: im.Spec, Cache: im.Cache, PinCommit: im.Commit, Patches: im.Patches,
 			Names: opts.Patches, Offline: f.Offline, Txn: f.Txn(),
 		})
-		out := report.Refresh{Image: opts.Image, Ref: im.Ref}
+		out := report.Refresh{Image: im.Name, Ref: im.Ref}
 		for _, r := range files {
 			out.Patches = append(out.Patches, report.RefreshedFile{File: r.File, Changed: r.Changed})
 		}
 		return out, err
-	})
+	}
+	if len(opts.Images) == 1 {
+		out, err := pipeline.One(ctx, f.Runner(env), opts.Images[0], work)
+		if err != nil {
+			return err
+		}
+		return report.RenderRefresh(f.IO.Out, format, out)
+	}
+	r := f.Runner(env)
+	r.Alone = true
+	units, err := pipeline.Run(ctx, r, opts.Images, work)
 	if err != nil {
 		return err
 	}
-	return report.RenderRefresh(f.IO.Out, format, out)
+	out := report.Units{Name: "refresh"}
+	for _, u := range units {
+		if u.Err != nil {
+			out.Results = append(out.Results, report.UnitFailed{Image: u.Name, Error: u.Err.Error(), ExitCode: cmdutil.ExitCode(u.Err), Verb: "not refreshed"})
+			continue
+		}
+		out.Results = append(out.Results, u.Result)
+	}
+	if err := report.Export(f.IO.Out, format, out); err != nil {
+		return err
+	}
+	return diag.Exit(pipeline.Worst(units))
 }

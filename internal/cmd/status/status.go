@@ -143,6 +143,7 @@ func run(ctx context.Context, opts *Options) error {
 		rep.Units = append(rep.Units, statusstage.Unit{Name: u.Name, Dir: dir, Releases: []string{}, Patches: []statusstage.Patch{}, History: []statusstage.Point{}, Error: untrusted.Error(u.Err)})
 	}
 	rep.History = statusstage.Total(rep.Units)
+	rep.Shared = statusstage.Share(rep.Units)
 	if opts.Issue {
 		d, err := gh.UpsertIssue(ctx, owner, repo, report.StatusTitle, report.StatusMarkdown(rep))
 		if err != nil {
