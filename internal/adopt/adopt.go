@@ -75,8 +75,6 @@ type Unit struct {
 	releases, releasesWhere string
 
 	yaml []byte
-	// apply is how a release-branch unit's recipe applies its series.
-	apply *amLine
 }
 
 // Upstream is a unit's upstream URL and pin, and where the pin is read.
@@ -134,17 +132,14 @@ func ScanContext(ctx context.Context, root string, dirs []string) ([]Unit, error
 
 func isMakefile(name string) bool { return name == "Makefile" || name == "GNUmakefile" }
 
-// source is the file that defines u: its Dockerfile, or the Makefile of a
+// Source is the file that defines u: its Dockerfile, or the Makefile of a
 // release-branch unit.
-func (u *Unit) source() string {
+func (u Unit) Source() string {
 	if u.Recipe != "" {
 		return u.Recipe
 	}
 	return u.Dockerfile
 }
-
-// Source is the file that defines u: its Dockerfile, or its Makefile.
-func (u Unit) Source() string { return u.source() }
 
 func walk(root, dir string, files map[string]bool) error {
 	return filepath.WalkDir(filepath.Join(root, filepath.FromSlash(dir)), func(p string, d fs.DirEntry, err error) error {

@@ -259,7 +259,6 @@ func makeUnit(ctx context.Context, root, file, branch string, vars []fileVar) (U
 		return unreadable(u, fmt.Errorf("%s/%s: cannot read the pin %q", dir, pin.file, value)), true
 	}
 	u.Upstream = Upstream{URL: clone.url, Ref: value, From: fmt.Sprintf("file %s (%s:%d)", path.Join(dir, pin.file), file, pin.line)}
-	u.apply = am
 	var goPlaces []fileVar
 	for _, v := range vars {
 		switch {
@@ -683,7 +682,7 @@ func isGoVersionVar(name string) bool {
 // sortUnits orders units by the file that defines them, then their spec.
 func sortUnits(units []Unit) {
 	sort.Slice(units, func(i, j int) bool {
-		a, b := units[i].source(), units[j].source()
+		a, b := units[i].Source(), units[j].Source()
 		if a != b {
 			return a < b
 		}
