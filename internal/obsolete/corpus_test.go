@@ -25,6 +25,15 @@ var corpusAccepted = map[string]struct{ check, why string }{
 	"csi-rwx-validation-v3 v1.12.0": {"superseded ea2cb503af0c", "upstream took the RWX validation its own way (652756e, then ea2cb50 " +
 		"moved it to pkg/utils, both by the patch's author); the label rule counts 136 of 279 changed " +
 		"lines, most of the rest being the flag block the patch realigns, and says conflict"},
+	// The reduced upstream loses etcd's PR #12417 merge (ae7862e8): git's
+	// history simplification follows the merge's side, where 4a5e9d12
+	// git-mv'd the root go.mod to server/ and 6c1efd6b made a new one
+	// without gopkg.in/yaml.v2. Check takes the go.mod's absence as not
+	// covered and names the re-creation; git log --no-merges -S names
+	// b382429d, which dropped the line (as Check does on the real
+	// upstream). Same status, another commit named.
+	"eks-etcd-yaml-vendor-removed v3.5.0": {"partial 6c1efd6ba518", etcdGoModMoved},
+	"eks-etcd-yaml-vendor-removed v3.5.4": {"partial 6c1efd6ba518", etcdGoModMoved},
 	// After the revert (1a5ea437), db005248 ("remove no need code") added
 	// the "strings" import that is the patch's first hunk, in a context the
 	// patch no longer matches: Check names that hunk upstream and the rest
@@ -67,6 +76,8 @@ var corpusAccepted = map[string]struct{ check, why string }{
 	"kovn-survey-6106-raft-header v1.14.28": {"partial 9a607a8bf516", backportLeftOut},
 	"kovn-survey-6106-raft-header v1.14.41": {"partial 9a607a8bf516", backportLeftOut},
 }
+
+const etcdGoModMoved = "the reduced history is linear through PR #12417, whose go.mod moved away and came back: Check names the re-creation 6c1efd6b, git log -S b382429d; same status"
 
 const backportLeftOut = "the backport left out CI or e2e hunks that cannot apply on the release line; Check says partial, the label superseded"
 
