@@ -291,8 +291,22 @@ func replayCase(t *testing.T, c *corpus.Case) map[string]string {
 		}
 	}
 	rep := scan{pin: pin, releases: c.Releases, branches: branches, patches: []string{string(patch)}}.run(t, "file://"+gitDir)
+	// A merge is never the commit named: not for the result, nor for a
+	// version part or any module of it (git log --no-merges -S names the
+	// commit that brought a line).
+	merges := map[string]string{} // reduced id -> real id
+	for _, nd := range nodes {
+		if len(nd.Parents) > 1 {
+			merges[ids[nd.N]] = nd.Real
+		}
+	}
 	got := map[string]string{}
 	for _, res := range rep.Patches[0].Results {
+		for what, id := range namedCommits(res) {
+			if r, ok := merges[id]; ok {
+				t.Errorf("%s: Check() names merge %s for %s, want the non-merge commit that brought it", res.Ref, Short(r), what)
+			}
+		}
 		s := res.Status
 		if res.Status == StatusPresent || res.Status == StatusSuperseded || res.Status == StatusPartial {
 			// The label's commit must be one the result names: Commit, or
@@ -379,4 +393,26 @@ func patchIDsOf(t *testing.T, gitDir string, ids []string) map[string]string {
 		}
 	}
 	return out
+}
+
+// namedCommits are the commits a result names, by what they are named for:
+// the result's, its version part's and each module's.
+func namedCommits(res Result) map[string]string {
+	named := map[string]string{}
+	add := func(what, id string) {
+		if id != "" {
+			named[what] = id
+		}
+	}
+	add("the result", res.Commit)
+	if b := res.Bump; b != nil {
+		add("the version part", b.Commit)
+		for _, m := range b.Modules {
+			add("module "+m.Path, m.Commit)
+		}
+	}
+	if c := res.Code; c != nil {
+		add("the code part", c.Commit)
+	}
+	return named
 }
