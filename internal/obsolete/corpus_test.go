@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -307,6 +308,13 @@ func replayCase(t *testing.T, c *corpus.Case) map[string]string {
 				t.Errorf("%s: Check() names merge %s for %s, want the non-merge commit that brought it", res.Ref, Short(r), what)
 			}
 		}
+		if gone := removedAt(t, gitDir, pin, res.Ref, patch); len(gone) > 0 && res.Status != StatusPresent && res.Status != StatusSuperseded {
+			for _, f := range gone {
+				if !saysRemoved(res, f) {
+					t.Errorf("%s: Check() does not say %s removed (the pin has it, the ref has nothing at that path), status %s", res.Ref, f, res.Status)
+				}
+			}
+		}
 		s := res.Status
 		if res.Status == StatusPresent || res.Status == StatusSuperseded || res.Status == StatusPartial {
 			// The label's commit must be one the result names: Commit, or
@@ -415,4 +423,51 @@ func namedCommits(res Result) map[string]string {
 		add("the code part", c.Commit)
 	}
 	return named
+}
+
+// removedAt are the files the patch modifies that the pin has and the ref
+// (a tag or a branch of the reduced upstream) has not; go.mod, go.sum and
+// vendor/modules.txt are versions, judged as such, not targets.
+func removedAt(t *testing.T, gitDir, pin, ref string, patch []byte) []string {
+	t.Helper()
+	var gone []string
+	seen := map[string]bool{}
+	for _, line := range strings.Split(string(patch), "\n") {
+		f, ok := strings.CutPrefix(line, "--- a/")
+		if !ok || seen[f] || versionFile(f) {
+			continue
+		}
+		seen[f] = true
+		has := func(rev string) bool {
+			return exec.Command("git", "--git-dir="+gitDir, "cat-file", "-e", rev+":"+f).Run() == nil
+		}
+		if has(pin) && !has(ref) {
+			gone = append(gone, f)
+		}
+	}
+	return gone
+}
+
+// saysRemoved reports whether the result says file f was removed: its own
+// removed files, or a hunk of f (of the result or of its code part) by way
+// of removed.
+func saysRemoved(res Result, f string) bool {
+	if res.Removed != nil && slices.Contains(res.Removed.Paths, f) {
+		return true
+	}
+	hunks := res.Hunks
+	if res.Code != nil {
+		hunks = append(slices.Clone(hunks), res.Code.Hunks...)
+	}
+	for _, h := range hunks {
+		if h.Path == f && h.Via == ViaRemoved {
+			return true
+		}
+	}
+	return false
+}
+
+func versionFile(f string) bool {
+	base := path.Base(f)
+	return base == "go.mod" || base == "go.sum" || f == "vendor/modules.txt" || strings.HasSuffix(f, "/vendor/modules.txt")
 }
