@@ -24,7 +24,9 @@
 # GIT_TAG there),
 # up:COMMIT (the upstream's own commit as git format-patch writes it: a fix
 # carried until upstream released it, as a carry made with format-patch
-# is), or file:PATH (relative to this repository). NOTE is free text (why the case is
+# is), or file:PATH (relative to this repository); any of them followed by
+# #FILE,FILE keeps only those files' diffs (a go.mod patch without its
+# vendored copies). NOTE is free text (why the case is
 # there: the cozystack commit that dropped the patch, or "carried").
 # REVIEW, where the git CLI's evidence says neither way (it knows nothing
 # of versions: a go.mod line that holds a module down, or raises one that
@@ -67,8 +69,13 @@ export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
 (cd "$here" && go build -o "$work/corpusbuild" ./hack/corpusbuild)
 
 # patch_text SOURCE GIT: the patch file's bytes (GIT is the case's upstream,
-# for up: sources).
+# for up: sources). A source ending in #PATHS (comma-separated) keeps only
+# the diffs of those files (a go.mod patch's vendored copies left out).
 patch_text() {
+	if [[ $1 == *'#'* ]]; then
+		patch_text "${1%%#*}" "$2" | only_files "${1#*#}"
+		return
+	fi
 	case $1 in
 	up:*) git --git-dir="$2" format-patch -1 --stdout --no-signature "${1#up:}" ;;
 	coz:*)
@@ -85,6 +92,18 @@ patch_text() {
 		return 2
 		;;
 	esac
+}
+
+# only_files PATHS: the patch on stdin with only the diffs of PATHS
+# (comma-separated), its header kept.
+only_files() {
+	awk -v keep="$1" '
+		BEGIN { n = split(keep, k, ","); for (i = 1; i <= n; i++) want["a/" k[i]] = 1 }
+		/^diff --git / { on = ($3 in want) }
+		!seen && !/^diff --git / { print; next }
+		/^diff --git / { seen = 1 }
+		on { print }
+	'
 }
 
 # paths_of PATCH: the paths the patch touches, one a line (old and new names).

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -25,6 +26,15 @@ var corpusAccepted = map[string]struct{ check, why string }{
 	"csi-rwx-validation-v3 v1.12.0": {"superseded ea2cb503af0c", "upstream took the RWX validation its own way (652756e, then ea2cb50 " +
 		"moved it to pkg/utils, both by the patch's author); the label rule counts 136 of 279 changed " +
 		"lines, most of the rest being the flag block the patch realigns, and says conflict"},
+	// The reduced upstream loses etcd's PR #12417 merge (ae7862e8): git's
+	// history simplification follows the merge's side, where 4a5e9d12
+	// git-mv'd the root go.mod to server/ and 6c1efd6b made a new one
+	// without gopkg.in/yaml.v2. Check takes the go.mod's absence as not
+	// covered and names the re-creation; git log --no-merges -S names
+	// b382429d, which dropped the line (as Check does on the real
+	// upstream). Same status, another commit named.
+	"eks-etcd-yaml-vendor-removed v3.5.0": {"partial 6c1efd6ba518", etcdGoModMoved},
+	"eks-etcd-yaml-vendor-removed v3.5.4": {"partial 6c1efd6ba518", etcdGoModMoved},
 	// After the revert (1a5ea437), db005248 ("remove no need code") added
 	// the "strings" import that is the patch's first hunk, in a context the
 	// patch no longer matches: Check names that hunk upstream and the rest
@@ -67,6 +77,8 @@ var corpusAccepted = map[string]struct{ check, why string }{
 	"kovn-survey-6106-raft-header v1.14.28": {"partial 9a607a8bf516", backportLeftOut},
 	"kovn-survey-6106-raft-header v1.14.41": {"partial 9a607a8bf516", backportLeftOut},
 }
+
+const etcdGoModMoved = "the reduced history is linear through PR #12417, whose go.mod moved away and came back: Check names the re-creation 6c1efd6b, git log -S b382429d; same status"
 
 const backportLeftOut = "the backport left out CI or e2e hunks that cannot apply on the release line; Check says partial, the label superseded"
 
@@ -280,8 +292,29 @@ func replayCase(t *testing.T, c *corpus.Case) map[string]string {
 		}
 	}
 	rep := scan{pin: pin, releases: c.Releases, branches: branches, patches: []string{string(patch)}}.run(t, "file://"+gitDir)
+	// A merge is never the commit named: not for the result, nor for a
+	// version part or any module of it (git log --no-merges -S names the
+	// commit that brought a line).
+	merges := map[string]string{} // reduced id -> real id
+	for _, nd := range nodes {
+		if len(nd.Parents) > 1 {
+			merges[ids[nd.N]] = nd.Real
+		}
+	}
 	got := map[string]string{}
 	for _, res := range rep.Patches[0].Results {
+		for what, id := range namedCommits(res) {
+			if r, ok := merges[id]; ok {
+				t.Errorf("%s: Check() names merge %s for %s, want the non-merge commit that brought it", res.Ref, Short(r), what)
+			}
+		}
+		if gone := removedAt(t, gitDir, pin, res.Ref, patch); len(gone) > 0 && res.Status != StatusPresent && res.Status != StatusSuperseded {
+			for _, f := range gone {
+				if !saysRemoved(res, f) {
+					t.Errorf("%s: Check() does not say %s removed (the pin has it, the ref has nothing at that path), status %s", res.Ref, f, res.Status)
+				}
+			}
+		}
 		s := res.Status
 		if res.Status == StatusPresent || res.Status == StatusSuperseded || res.Status == StatusPartial {
 			// The label's commit must be one the result names: Commit, or
@@ -368,4 +401,73 @@ func patchIDsOf(t *testing.T, gitDir string, ids []string) map[string]string {
 		}
 	}
 	return out
+}
+
+// namedCommits are the commits a result names, by what they are named for:
+// the result's, its version part's and each module's.
+func namedCommits(res Result) map[string]string {
+	named := map[string]string{}
+	add := func(what, id string) {
+		if id != "" {
+			named[what] = id
+		}
+	}
+	add("the result", res.Commit)
+	if b := res.Bump; b != nil {
+		add("the version part", b.Commit)
+		for _, m := range b.Modules {
+			add("module "+m.Path, m.Commit)
+		}
+	}
+	if c := res.Code; c != nil {
+		add("the code part", c.Commit)
+	}
+	return named
+}
+
+// removedAt are the files the patch modifies that the pin has and the ref
+// (a tag or a branch of the reduced upstream) has not; go.mod, go.sum and
+// vendor/modules.txt are versions, judged as such, not targets.
+func removedAt(t *testing.T, gitDir, pin, ref string, patch []byte) []string {
+	t.Helper()
+	var gone []string
+	seen := map[string]bool{}
+	for _, line := range strings.Split(string(patch), "\n") {
+		f, ok := strings.CutPrefix(line, "--- a/")
+		if !ok || seen[f] || versionFile(f) {
+			continue
+		}
+		seen[f] = true
+		has := func(rev string) bool {
+			return exec.Command("git", "--git-dir="+gitDir, "cat-file", "-e", rev+":"+f).Run() == nil
+		}
+		if has(pin) && !has(ref) {
+			gone = append(gone, f)
+		}
+	}
+	return gone
+}
+
+// saysRemoved reports whether the result says file f was removed: its own
+// removed files, or a hunk of f (of the result or of its code part) by way
+// of removed.
+func saysRemoved(res Result, f string) bool {
+	if res.Removed != nil && slices.Contains(res.Removed.Paths, f) {
+		return true
+	}
+	hunks := res.Hunks
+	if res.Code != nil {
+		hunks = append(slices.Clone(hunks), res.Code.Hunks...)
+	}
+	for _, h := range hunks {
+		if h.Path == f && h.Via == ViaRemoved {
+			return true
+		}
+	}
+	return false
+}
+
+func versionFile(f string) bool {
+	base := path.Base(f)
+	return base == "go.mod" || base == "go.sum" || f == "vendor/modules.txt" || strings.HasSuffix(f, "/vendor/modules.txt")
 }
