@@ -169,42 +169,9 @@ func blankTail(fr *fragment) (n, line int) {
 // findPos is git's find_pos: the line where pre matches, looking first at
 // line, then alternately one line further and one line back, or -1.
 func findPos(im *image, pre []imgLine, line int, matchBeginning, matchEnd bool) int {
-	nr := im.n()
-	if matchBeginning {
-		line = 0
-	} else if matchEnd {
-		line = nr - len(pre)
-	}
-	if line < 0 || line > nr {
-		line = nr
-	}
-	back, fwd, cur := line, line, line
-	for i := 0; ; i++ {
-		if matchAt(im, pre, cur, matchBeginning, matchEnd) {
-			return cur
-		}
-		for {
-			if back == 0 && fwd == nr {
-				return -1
-			}
-			if i&1 == 1 {
-				if back == 0 {
-					i++
-					continue
-				}
-				back--
-				cur = back
-			} else {
-				if fwd == nr {
-					i++
-					continue
-				}
-				fwd++
-				cur = fwd
-			}
-			break
-		}
-	}
+	return findPosWith(im, len(pre), line, matchBeginning, matchEnd, func(cur int) bool {
+		return matchAt(im, pre, cur, matchBeginning, matchEnd)
+	})
 }
 
 // matchAt is git's match_fragment without whitespace fuzz: pre matches the
