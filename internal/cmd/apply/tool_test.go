@@ -232,7 +232,7 @@ func TestApplySeriesOrder(t *testing.T) {
 // tree is GNU patch's; with -F0, and with the default tool, it fails.
 func TestApplyGNUPatchFuzz(t *testing.T) {
 	if _, err := exec.LookPath("patch"); err != nil {
-		t.Skip("no GNU patch")
+		t.Fatalf("GNU patch is the oracle of this test: install it with hack/install-deps.sh (%v)", err)
 	}
 	up := gittest.New(t)
 	up.Write("a.txt", "1\n2\n3\n4\n5\n6\n7\n8\n9\n")

@@ -43,7 +43,7 @@ func NewRecorderAt(t testing.TB, addr string) *Recorder {
 	t.Helper()
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
-		t.Skipf("no loopback address %s: %v", addr, err)
+		t.Fatalf("listening on the loopback address %s: %v", addr, err)
 	}
 	r := &Recorder{}
 	r.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
