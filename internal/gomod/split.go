@@ -43,14 +43,6 @@ type Want struct {
 	Hold bool `json:"holds,omitempty"`
 }
 
-// Direction is "holds" for a hold, "raises" otherwise.
-func (w Want) Direction() string {
-	if w.Hold {
-		return "holds"
-	}
-	return "raises"
-}
-
 // Key names the requirement: file, module and, for a replace, its target.
 func (w Want) Key() string { return w.File + "\x00" + w.Path + "\x00" + w.Replace }
 
