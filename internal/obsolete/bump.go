@@ -34,11 +34,8 @@ package obsolete
 // Result.Bump) with a status that combines them.
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"io"
-	"sort"
 	"strings"
 
 	"github.com/patchkit/patchkit/internal/apply"
@@ -82,17 +79,14 @@ type CodePart struct {
 // bumpSeries holds the split of every patch of a series (nil for a patch the
 // line rules judge whole) and what it read of upstream.
 type bumpSeries struct {
-	splits  []*gomod.Split
-	commits map[string][]string // go.mod path -> range commits touching it, oldest first (after load)
-	loaded  bool
+	splits []*gomod.Split
 	// oriented says the splits' holds were told by the pin (orient).
 	oriented bool
 	mods     map[string]*gomod.Mod // commit + "\x00" + path -> parsed go.mod (nil: missing)
-	subject  map[string]string
 }
 
 func newBumpSeries(ps []*series.Patch) *bumpSeries {
-	b := &bumpSeries{splits: make([]*gomod.Split, len(ps)), mods: map[string]*gomod.Mod{}, subject: map[string]string{}}
+	b := &bumpSeries{splits: make([]*gomod.Split, len(ps)), mods: map[string]*gomod.Mod{}}
 	for i, p := range ps {
 		b.splits[i] = gomod.SplitPatch(p)
 	}
@@ -127,9 +121,6 @@ func (b *bumpSeries) judge(ctx context.Context, g gitRunner, c *checker, in Inpu
 		return nil
 	}
 	if err := b.orient(c, in); err != nil {
-		return err
-	}
-	if err := b.load(ctx, g, in, c.h, refs); err != nil {
 		return err
 	}
 	for i, s := range b.splits {
@@ -242,7 +233,7 @@ func (b *bumpSeries) versions(c *checker, s *gomod.Split, ref Ref) (*BumpPart, e
 		if part.Commit == "" {
 			part.Commit = ref.Commit
 		}
-		part.Subject = b.subject[part.Commit]
+		part.Subject = b.subjectOf(c, part.Commit)
 	case covered > 0:
 		part.Status = StatusPartial
 	}
@@ -284,11 +275,7 @@ func (b *bumpSeries) raisedBy(c *checker, ref Ref, w gomod.Want) (int, string, e
 	if err != nil || found < 0 {
 		return -1, "", err
 	}
-	id := c.h.commits[found].id
-	if _, ok := b.subject[id]; !ok {
-		b.subject[id] = c.h.commits[found].subject
-	}
-	return found, id, nil
+	return found, c.h.commits[found].id, nil
 }
 
 // mod reads and parses the go.mod at path in commit, memoized; nil when the
@@ -337,61 +324,12 @@ func (b *bumpSeries) orient(c *checker, in Input) error {
 	return nil
 }
 
-// load lists, once, the range commits that touch each go.mod the bump
-// patches raise, oldest first, with their subjects: one `git log` per path,
-// memoized like the range.
-func (b *bumpSeries) load(ctx context.Context, g gitRunner, in Input, h *history, refs []Ref) error {
-	if b.loaded {
-		return nil
+// subjectOf is the subject of upstream commit id, from the range's history.
+func (b *bumpSeries) subjectOf(c *checker, id string) string {
+	if i, ok := c.h.index[id]; ok {
+		return c.h.commits[i].subject
 	}
-	b.loaded = true
-	b.commits = map[string][]string{}
-	paths := map[string]bool{}
-	for _, s := range b.splits {
-		if s != nil {
-			for _, w := range s.Wants {
-				paths[w.File] = true
-			}
-		}
-	}
-	if len(h.commits) == 0 {
-		return nil
-	}
-	var tips []string
-	for _, r := range refs {
-		tips = append(tips, r.Commit)
-	}
-	tips = dedupe(tips)
-	var stdin strings.Builder
-	for _, t := range tips {
-		stdin.WriteString(t + "\n")
-	}
-	stdin.WriteString("^" + in.PinCommit + "\n")
-	for p := range paths {
-		lines, err := memoed(ctx, g, []byte(stdin.String()), func(r io.Reader) ([][]string, error) {
-			var out [][]string
-			sc := bufio.NewScanner(r)
-			sc.Buffer(make([]byte, 64<<10), 16<<20)
-			for sc.Scan() {
-				id, subj, _ := strings.Cut(sc.Text(), "\x00")
-				if id != "" {
-					out = append(out, []string{id, subj})
-				}
-			}
-			return out, sc.Err()
-		}, "log", "--format=%H%x00%s", "--stdin", "--", p)
-		if err != nil {
-			return fmt.Errorf("listing upstream commits that touch %s: %w", p, err)
-		}
-		ids := make([]string, 0, len(lines))
-		for _, l := range lines {
-			ids = append(ids, l[0])
-			b.subject[l[0]] = l[1]
-		}
-		sort.Slice(ids, func(i, j int) bool { return h.index[ids[i]] < h.index[ids[j]] })
-		b.commits[p] = ids
-	}
-	return nil
+	return ""
 }
 
 // bumpEvidence says in one sentence what the versions say; line is the line
