@@ -44,6 +44,21 @@ func eksRepo(t *testing.T, spec string, branches ...string) (root, cache, upstre
 	up.Write("main.go", "// Package main greets.\npackage main\n\nfunc main() {\n\tprintln(\"hello\")\n}\n")
 	up.Release("v1.1.0", "v1.1.0")
 
+	root, cache = eksDownstream(t, up, branches, func(down *gittest.Repo, d string) {
+		down.Write(d+"patches/0001-x.patch", strings.TrimSuffix(patch, "\n")+"\n")
+		down.Write(d+"patchkit.yaml", spec)
+	})
+	return root, cache, up.Dir
+}
+
+// eksDownstream is a downstream of eks-distro's shape over upstream up,
+// reached as https://github.com/o/r.git through git's insteadOf: the
+// project Makefile that reads each branch's GIT_TAG and GOLANG_VERSION,
+// and for each branch those two files at v1.0.0 and Go 1.24, and what
+// files writes under d (projects/o/r/<branch>/). It returns the
+// downstream's root and a cache directory.
+func eksDownstream(t *testing.T, up *gittest.Repo, branches []string, files func(down *gittest.Repo, d string)) (root, cache string) {
+	t.Helper()
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "gitconfig")
 	if err := os.WriteFile(cfg, []byte("[url \""+up.URL()+"\"]\n\tinsteadOf = https://github.com/o/r.git\n"), 0o644); err != nil {
@@ -58,11 +73,10 @@ func eksRepo(t *testing.T, spec string, branches ...string) (root, cache, upstre
 		d := "projects/o/r/" + b + "/"
 		down.Write(d+"GIT_TAG", "v1.0.0\n")
 		down.Write(d+"GOLANG_VERSION", "1.24\n")
-		down.Write(d+"patches/0001-x.patch", strings.TrimSuffix(patch, "\n")+"\n")
-		down.Write(d+"patchkit.yaml", spec)
+		files(down, d)
 	}
 	down.Commit("eks-distro's shape")
-	return down.Dir, filepath.Join(dir, "cache"), up.Dir
+	return down.Dir, filepath.Join(dir, "cache")
 }
 
 type verifyJSON struct {

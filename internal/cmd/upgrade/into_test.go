@@ -40,20 +40,7 @@ func eksMinors(t *testing.T, branches ...string) (root, cache, upstream string) 
 	up.Write("main.go", "// Package main greets.\npackage main\n\nfunc main() {\n\tprintln(\"hello\")\n}\n")
 	up.Release("v1.1.0", "v1.1.0")
 
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "gitconfig")
-	if err := os.WriteFile(cfg, []byte("[url \""+up.URL()+"\"]\n\tinsteadOf = https://github.com/o/r.git\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("GIT_CONFIG_GLOBAL", cfg)
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-
-	down := gittest.New(t)
-	down.Write("projects/o/r/Makefile", "GIT_TAG?=$(shell cat $(RELEASE_BRANCH)/GIT_TAG)\nGOLANG_VERSION?=$(shell cat $(RELEASE_BRANCH)/GOLANG_VERSION)\nREPO=r\nREPO_OWNER=o\ninclude $(BASE_DIRECTORY)/Common.mk\n")
-	for _, b := range branches {
-		d := "projects/o/r/" + b + "/"
-		down.Write(d+"GIT_TAG", "v1.0.0\n")
-		down.Write(d+"GOLANG_VERSION", "1.24\n")
+	root, cache = eksDownstream(t, up, branches, func(down *gittest.Repo, d string) {
 		down.Write(d+"ATTRIBUTION.txt", "r is Apache-2.0\n")
 		down.WriteMode(d+"build.sh", "#!/bin/sh\nexit 0\n", 0o755)
 		// Each mail as git format-patch writes it, one file per commit.
@@ -61,9 +48,8 @@ func eksMinors(t *testing.T, branches ...string) (root, cache, upstream string) 
 			down.Write(d+"patches/"+name, gittest.ReadFile(t, mails, name))
 		}
 		down.Write(d+"patchkit.yaml", eksSpec)
-	}
-	down.Commit("eks-distro's shape")
-	return down.Dir, filepath.Join(dir, "cache"), up.Dir
+	})
+	return root, cache, up.Dir
 }
 
 // gitAm is the build's oracle: git am of dir's series, in glob order, on a
